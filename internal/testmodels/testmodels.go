@@ -1,0 +1,46 @@
+// Package testmodels locates the random-weight GGUF models that `make
+// testdata` generates for loop's tests and benchmarks. A missing model fails
+// the test with the command that makes it; nothing is skipped silently.
+package testmodels
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// The generated models (see scripts/genmodels).
+const (
+	// TinyQwen15F32 has the Qwen1.5-style vocabulary (only <|endoftext|>,
+	// <|im_start|> and <|im_end|> added), F32 weights and the Qwen 2.5
+	// template: the seeds' tiny-random-qwen2vocab-f32.
+	TinyQwen15F32 = "tiny-qwen2-qwen15vocab-f32.gguf"
+	// TinyQwen3F16 has the full Qwen3 vocabulary and template, F16 weights.
+	TinyQwen3F16 = "tiny-qwen2-qwen3vocab-f16.gguf"
+	// TinyLlama3Q8 is a llama model with the Llama 3 vocabulary, Q8_0 weights
+	// and the Llama 3.1 template.
+	TinyLlama3Q8 = "tiny-llama-llama3vocab-q8_0.gguf"
+	// BenchQwen2Q8 is shaped like Qwen2.5-0.5B, Q8_0.
+	BenchQwen2Q8 = "bench-qwen2-q8_0.gguf"
+)
+
+// Dir returns the model directory: $LOOP_TEST_MODELS, or testdata/models at
+// the repository root.
+func Dir() string {
+	if d := os.Getenv("LOOP_TEST_MODELS"); d != "" {
+		return d
+	}
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "models")
+}
+
+// Path returns the path of a generated model, failing tb when it is missing.
+func Path(tb testing.TB, name string) string {
+	tb.Helper()
+	p := filepath.Join(Dir(), name)
+	if _, err := os.Stat(p); err != nil {
+		tb.Fatalf("test model %s is missing (%v): run `make testdata` at the repository root", name, err)
+	}
+	return p
+}

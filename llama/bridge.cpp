@@ -1,0 +1,170 @@
+// bridge.cpp holds loop's C++ glue to llama.cpp; see bridge.h.
+#include "bridge.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+
+extern "C" {
+// Exported from Go (log.go, model.go).
+void loopGoLog(int level, char *text);
+bool loopGoProgress(float progress, uintptr_t handle);
+}
+
+static void copy_err(char *err, size_t n, const char *msg) {
+    if (err == nullptr || n == 0) {
+        return;
+    }
+    strncpy(err, msg, n - 1);
+    err[n - 1] = '\0';
+}
+
+static void loop_log_cb(enum ggml_log_level level, const char *text, void *) {
+    loopGoLog((int) level, (char *) text);
+}
+
+void loop_install_log(void) { llama_log_set(loop_log_cb, nullptr); }
+
+static bool loop_progress_cb(float progress, void *ud) {
+    return loopGoProgress(progress, (uintptr_t) ud);
+}
+
+void loop_model_params_set_progress(struct llama_model_params *p, uintptr_t handle) {
+    p->progress_callback = loop_progress_cb;
+    p->progress_callback_user_data = (void *) handle;
+}
+
+static bool loop_abort_cb(void *data) {
+    return __atomic_load_n((int32_t *) data, __ATOMIC_RELAXED) != 0;
+}
+
+int32_t *loop_abort_flag_new(void) {
+    int32_t *f = (int32_t *) calloc(1, sizeof(int32_t));
+    return f;
+}
+
+void loop_set_abort(struct llama_context *ctx, int32_t *flag) {
+    llama_set_abort_callback(ctx, loop_abort_cb, flag);
+}
+
+#define LOOP_TRY(expr, fail)                          \
+    if (err != nullptr && n > 0) err[0] = '\0';       \
+    try {                                             \
+        return expr;                                  \
+    } catch (const std::exception &e) {               \
+        copy_err(err, n, e.what());                   \
+    } catch (...) {                                   \
+        copy_err(err, n, "unknown C++ exception");    \
+    }                                                 \
+    return fail;
+
+int32_t loop_decode(struct llama_context *ctx, struct llama_batch batch, char *err, size_t n) {
+    LOOP_TRY(llama_decode(ctx, batch), -3)
+}
+
+int32_t loop_tokenize(const struct llama_vocab *vocab, const char *text, int32_t len,
+                      llama_token *tokens, int32_t max, bool add_special, bool parse_special,
+                      char *err, size_t n) {
+    LOOP_TRY(llama_tokenize(vocab, text, len, tokens, max, add_special, parse_special), INT32_MIN)
+}
+
+struct llama_sampler *loop_sampler_init_grammar(const struct llama_vocab *vocab, const char *gbnf,
+                                                const char *root, bool lazy, const char **patterns,
+                                                size_t n_patterns, const llama_token *tokens,
+                                                size_t n_tokens, char *err, size_t n) {
+    if (lazy) {
+        LOOP_TRY(llama_sampler_init_grammar_lazy_patterns(vocab, gbnf, root, patterns, n_patterns, tokens, n_tokens),
+                 nullptr)
+    }
+    LOOP_TRY(llama_sampler_init_grammar(vocab, gbnf, root), nullptr)
+}
+
+bool loop_sampler_accept(struct llama_sampler *s, llama_token tok, char *err, size_t n) {
+    LOOP_TRY((llama_sampler_accept(s, tok), true), false)
+}
+
+llama_token loop_sampler_sample(struct llama_sampler *s, struct llama_context *ctx, int32_t idx,
+                                char *err, size_t n) {
+    LOOP_TRY(llama_sampler_sample(s, ctx, idx), LLAMA_TOKEN_NULL)
+}
+
+bool loop_sampler_apply(struct llama_sampler *s, llama_token_data_array *cur, char *err, size_t n) {
+    LOOP_TRY((llama_sampler_apply(s, cur), true), false)
+}
+
+bool loop_sampler_allows(struct llama_sampler *s, llama_token tok) {
+    llama_token_data one = {tok, 0.0f, 0.0f};
+    llama_token_data_array cur = {&one, 1, -1, false};
+    try {
+        llama_sampler_apply(s, &cur);
+    } catch (...) {
+        return false;
+    }
+    return cur.size == 1 && std::isfinite(one.logit);
+}
+
+llama_token loop_chain_sample(struct llama_sampler *s, struct llama_context *ctx, int32_t idx,
+                              llama_token_data *buf, int32_t n_vocab,
+                              struct llama_sampler **grammars, int32_t n_grammars,
+                              char *err, size_t n) {
+    if (err != nullptr && n > 0) err[0] = '\0';
+    const float *logits = llama_get_logits_ith(ctx, idx);
+    if (logits == nullptr) {
+        copy_err(err, n, "no logits for this batch index");
+        return LLAMA_TOKEN_NULL;
+    }
+    for (int32_t i = 0; i < n_vocab; i++) {
+        buf[i] = {i, logits[i], 0.0f};
+    }
+    llama_token_data_array cur = {buf, (size_t) n_vocab, -1, false};
+    try {
+        llama_sampler_apply(s, &cur);
+    } catch (const std::exception &e) {
+        copy_err(err, n, e.what());
+        return LLAMA_TOKEN_NULL;
+    }
+    if (cur.selected < 0 || cur.selected >= (int64_t) cur.size) {
+        copy_err(err, n, "the sampler chain selected no token (end it with greedy, dist or mirostat)");
+        return LLAMA_TOKEN_NULL;
+    }
+    const llama_token_data sel = cur.data[cur.selected];
+    if (!std::isfinite(sel.logit)) {
+        copy_err(err, n, "grammar: no token is allowed at this point");
+        return LLAMA_TOKEN_NULL;
+    }
+    for (int32_t g = 0; g < n_grammars; g++) {
+        if (!loop_sampler_allows(grammars[g], sel.id)) {
+            copy_err(err, n, "grammar: the selected token is not allowed (is the grammar after the selecting sampler?)");
+            return LLAMA_TOKEN_NULL;
+        }
+    }
+    try {
+        llama_sampler_accept(s, sel.id);
+    } catch (const std::exception &e) {
+        copy_err(err, n, e.what());
+        return LLAMA_TOKEN_NULL;
+    }
+    return sel.id;
+}
+
+void loop_batch_set(struct llama_batch *b, int32_t i, llama_token tok, llama_pos pos,
+                    const llama_seq_id *seqs, int32_t n_seqs, bool logits) {
+    b->token[i] = tok;
+    b->pos[i] = pos;
+    b->n_seq_id[i] = n_seqs;
+    for (int32_t s = 0; s < n_seqs; s++) {
+        b->seq_id[i][s] = seqs[s];
+    }
+    b->logits[i] = logits ? 1 : 0;
+}
+
+struct gguf_context *loop_gguf_open(const char *path) {
+    struct gguf_init_params p = {/*no_alloc =*/true, /*ctx =*/nullptr};
+    try {
+        return gguf_init_from_file(path, p);
+    } catch (...) {
+        return nullptr;
+    }
+}

@@ -1,0 +1,284 @@
+package llama
+
+/*
+#include <stdlib.h>
+#include "bridge.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// ContextParams configures NewContext. The zero value gives a 4096-token
+// context (or the trained length, if smaller) with llama.cpp's defaults.
+type ContextParams struct {
+	// ContextSize is n_ctx: KV cache cells shared by all sequences. With
+	// Sequences > 1 and UnifiedKV false each sequence gets ContextSize /
+	// Sequences, as llama-server's slots do. 0 means 4096, capped at the
+	// trained context.
+	ContextSize int
+	// AllowBeyondTrained permits a ContextSize above the trained context,
+	// where quality is not guaranteed. Without it such a size is an error.
+	AllowBeyondTrained bool
+	// BatchSize is n_batch, the most tokens one Decode call takes. 0 means 2048.
+	BatchSize int
+	// UBatchSize is n_ubatch, the physical batch size. 0 means 512.
+	UBatchSize int
+	// Sequences is n_seq_max, the number of independent sequences (slots).
+	// 0 means 1.
+	Sequences int
+	// UnifiedKV makes all sequences share one KV buffer (kv_unified), which
+	// helps when they share long prefixes.
+	UnifiedKV bool
+	// Threads is the number of threads for generation. 0 means all CPUs.
+	Threads int
+	// BatchThreads is the number of threads for prompt processing. 0 means
+	// Threads.
+	BatchThreads int
+	// FlashAttention is "auto" (the default when ""), "on" or "off".
+	FlashAttention string
+	// CacheTypeK and CacheTypeV are the KV cache types: "f16" (default),
+	// "f32", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0" or "q5_1".
+	CacheTypeK, CacheTypeV string
+}
+
+// Context is an inference context: a KV cache with its sequences, and the
+// logits of the last decode. It is not safe for concurrent use, except that
+// Close may be called from another goroutine: it aborts a running Decode.
+type Context struct {
+	mu      sync.Mutex
+	c       *C.struct_llama_context
+	model   *Model
+	abort   *C.int32_t
+	batch   *Batch // reused by DecodeTokens
+	nCtx    int
+	nCtxSeq int
+	nBatch  int
+	nUBatch int
+	nSeq    int
+	unified bool
+	closing atomic.Bool
+}
+
+var cacheTypes = map[string]C.enum_ggml_type{
+	"f32": C.GGML_TYPE_F32, "f16": C.GGML_TYPE_F16, "bf16": C.GGML_TYPE_BF16,
+	"q8_0": C.GGML_TYPE_Q8_0, "q4_0": C.GGML_TYPE_Q4_0, "q4_1": C.GGML_TYPE_Q4_1,
+	"iq4_nl": C.GGML_TYPE_IQ4_NL, "q5_0": C.GGML_TYPE_Q5_0, "q5_1": C.GGML_TYPE_Q5_1,
+}
+
+// maxSequences is LLAMA_MAX_SEQ.
+const maxSequences = 256
+
+// NewContext creates a context over m. It refuses parameters that
+// llama.cpp would abort on or silently run beyond.
+func NewContext(m *Model, p ContextParams) (*Context, error) {
+	const op = "new context"
+	info, err := m.Info()
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := m.Meta("general.architecture"); !ok || v.Value == "" {
+		return nil, newError(op, m.path, errors.New("model has no architecture"))
+	}
+	cp, err := contextParams(p, info)
+	if err != nil {
+		return nil, newError(op, m.path, err)
+	}
+	c := &Context{model: m}
+	err = m.use(op, func() error {
+		if info.SizeBytes == 0 {
+			return errors.New("model was loaded with VocabOnly")
+		}
+		errs := captureErrors()
+		c.c = C.llama_init_from_model(m.m, cp)
+		logged := errs.stop()
+		if c.c == nil {
+			if logged == "" {
+				logged = "llama_init_from_model failed"
+			}
+			return errors.New(logged)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, newError(op, m.path, err)
+	}
+	c.abort = C.loop_abort_flag_new()
+	C.loop_set_abort(c.c, c.abort)
+	c.nCtx = int(C.llama_n_ctx(c.c))
+	c.nCtxSeq = int(C.llama_n_ctx_seq(c.c))
+	c.nBatch = int(C.llama_n_batch(c.c))
+	c.nUBatch = int(C.llama_n_ubatch(c.c))
+	c.nSeq = int(C.llama_n_seq_max(c.c))
+	c.unified = bool(cp.kv_unified)
+	c.batch = NewBatch(c.nBatch, 1)
+	if err := m.adopt(c); err != nil {
+		c.close()
+		return nil, newError(op, m.path, err)
+	}
+	return c, nil
+}
+
+func contextParams(p ContextParams, info Info) (C.struct_llama_context_params, error) {
+	cp := C.llama_context_default_params()
+	n := p.ContextSize
+	switch {
+	case n < 0:
+		return cp, detail(ErrInvalidArgument, "context size %d is negative", n)
+	case n == 0:
+		n = min(4096, info.TrainContext)
+	case n > info.TrainContext && !p.AllowBeyondTrained:
+		return cp, detail(ErrInvalidArgument, "context size %d is beyond the trained context of %d tokens", n, info.TrainContext)
+	}
+	seqs := cmpOr(p.Sequences, 1)
+	if seqs < 1 || seqs > maxSequences {
+		return cp, detail(ErrInvalidArgument, "%d sequences is outside 1..%d", seqs, maxSequences)
+	}
+	threads := cmpOr(p.Threads, runtime.NumCPU())
+	cp.n_ctx = C.uint32_t(n)
+	cp.n_batch = C.uint32_t(cmpOr(p.BatchSize, 2048))
+	cp.n_ubatch = C.uint32_t(cmpOr(p.UBatchSize, 512))
+	cp.n_seq_max = C.uint32_t(seqs)
+	cp.kv_unified = C.bool(p.UnifiedKV)
+	cp.n_threads = C.int32_t(threads)
+	cp.n_threads_batch = C.int32_t(cmpOr(p.BatchThreads, threads))
+	switch strings.ToLower(p.FlashAttention) {
+	case "", "auto":
+		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_AUTO
+	case "on", "true", "1":
+		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_ENABLED
+	case "off", "false", "0":
+		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_DISABLED
+	default:
+		return cp, detail(ErrInvalidArgument, "flash attention %q is not auto, on or off", p.FlashAttention)
+	}
+	for _, kv := range []struct {
+		name string
+		dst  *C.enum_ggml_type
+	}{{p.CacheTypeK, &cp.type_k}, {p.CacheTypeV, &cp.type_v}} {
+		if kv.name == "" {
+			continue
+		}
+		t, ok := cacheTypes[strings.ToLower(kv.name)]
+		if !ok {
+			return cp, detail(ErrInvalidArgument, "unknown KV cache type %q", kv.name)
+		}
+		*kv.dst = t
+	}
+	if p.CacheTypeV != "" && cp.type_v != C.GGML_TYPE_F16 && cp.flash_attn_type == C.LLAMA_FLASH_ATTN_TYPE_DISABLED {
+		return cp, detail(ErrInvalidArgument, "a quantized V cache needs flash attention")
+	}
+	return cp, nil
+}
+
+func cmpOr(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Close frees the context. A Decode running in another goroutine is aborted
+// first. Calling Close again does nothing.
+func (c *Context) Close() error {
+	if c.closing.Swap(true) {
+		return nil
+	}
+	if c.abort != nil {
+		atomic.StoreInt32((*int32)(unsafe.Pointer(c.abort)), 1)
+	}
+	c.close()
+	c.model.release(c)
+	return nil
+}
+
+// close frees the C side; the model calls it when it closes first.
+func (c *Context) close() {
+	c.closing.Store(true)
+	if c.abort != nil {
+		atomic.StoreInt32((*int32)(unsafe.Pointer(c.abort)), 1)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.c == nil {
+		return
+	}
+	C.llama_free(c.c)
+	c.c = nil
+	c.batch.Close()
+	C.free(unsafe.Pointer(c.abort))
+	c.abort = nil
+}
+
+// lock locks the context for one operation, or returns ErrClosed.
+func (c *Context) lock(op string) error {
+	c.mu.Lock()
+	if c.c == nil {
+		c.mu.Unlock()
+		return newError(op, "", ErrClosed)
+	}
+	return nil
+}
+
+// Model returns the model the context was made from.
+func (c *Context) Model() *Model { return c.model }
+
+// Size returns n_ctx, the KV cells over all sequences.
+func (c *Context) Size() int { return c.nCtx }
+
+// SeqSize returns the cells one sequence can hold (n_ctx_seq).
+func (c *Context) SeqSize() int { return c.nCtxSeq }
+
+// BatchSize returns n_batch.
+func (c *Context) BatchSize() int { return c.nBatch }
+
+// UBatchSize returns n_ubatch.
+func (c *Context) UBatchSize() int { return c.nUBatch }
+
+// Sequences returns n_seq_max.
+func (c *Context) Sequences() int { return c.nSeq }
+
+// Unified reports whether the sequences share one KV buffer.
+func (c *Context) Unified() bool { return c.unified }
+
+// SetThreads sets the generation and prompt-processing thread counts.
+func (c *Context) SetThreads(gen, batch int) error {
+	if err := c.lock("set threads"); err != nil {
+		return err
+	}
+	defer c.mu.Unlock()
+	if gen < 1 || batch < 1 {
+		return newError("set threads", "", detail(ErrInvalidArgument, "threads %d/%d must be positive", gen, batch))
+	}
+	C.llama_set_n_threads(c.c, C.int32_t(gen), C.int32_t(batch))
+	return nil
+}
+
+// Threads returns the generation and prompt-processing thread counts.
+func (c *Context) Threads() (gen, batch int) {
+	if c.lock("threads") != nil {
+		return 0, 0
+	}
+	defer c.mu.Unlock()
+	return int(C.llama_n_threads(c.c)), int(C.llama_n_threads_batch(c.c))
+}
+
+// checkSeq rejects sequence ids llama.cpp would assert on.
+func (c *Context) checkSeq(seq int) error {
+	if seq < 0 || seq >= c.nSeq {
+		return detail(ErrInvalidArgument, "sequence %d is outside 0..%d", seq, c.nSeq-1)
+	}
+	return nil
+}
+
+// String describes the context for logs.
+func (c *Context) String() string {
+	return fmt.Sprintf("llama.Context(n_ctx=%d, n_seq=%d, n_batch=%d)", c.nCtx, c.nSeq, c.nBatch)
+}

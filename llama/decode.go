@@ -1,0 +1,202 @@
+package llama
+
+/*
+#include <stdlib.h>
+#include "bridge.h"
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Batch is a list of tokens to decode, each with its position, sequences and
+// whether its logits are wanted. It is not safe for concurrent use.
+type Batch struct {
+	b        C.struct_llama_batch
+	capacity int
+	maxSeqs  int
+	n        int
+}
+
+// NewBatch allocates a batch for up to capacity tokens, each in up to
+// maxSeqs sequences. Close frees it.
+func NewBatch(capacity, maxSeqs int) *Batch {
+	capacity, maxSeqs = max(capacity, 1), max(maxSeqs, 1)
+	return &Batch{b: C.llama_batch_init(C.int32_t(capacity), 0, C.int32_t(maxSeqs)), capacity: capacity, maxSeqs: maxSeqs}
+}
+
+// Add appends a token at position pos in the given sequences.
+func (b *Batch) Add(t Token, pos int, seqs []int, logits bool) error {
+	if b.b.token == nil {
+		return newError("batch add", "", ErrClosed)
+	}
+	if b.n >= b.capacity {
+		return newError("batch add", "", detail(ErrInvalidArgument, "batch is full at %d tokens", b.capacity))
+	}
+	if len(seqs) == 0 || len(seqs) > b.maxSeqs {
+		return newError("batch add", "", detail(ErrInvalidArgument, "%d sequences per token, want 1..%d", len(seqs), b.maxSeqs))
+	}
+	var ids [8]C.llama_seq_id
+	cs := ids[:0]
+	for _, s := range seqs {
+		cs = append(cs, C.llama_seq_id(s))
+	}
+	C.loop_batch_set(&b.b, C.int32_t(b.n), C.llama_token(t), C.llama_pos(pos), &cs[0], C.int32_t(len(cs)), C.bool(logits))
+	b.n++
+	return nil
+}
+
+// Len returns the number of tokens in the batch.
+func (b *Batch) Len() int { return b.n }
+
+// Clear empties the batch for reuse.
+func (b *Batch) Clear() { b.n = 0 }
+
+// Close frees the batch. Calling it again does nothing.
+func (b *Batch) Close() error {
+	if b.b.token != nil {
+		C.llama_batch_free(b.b)
+		b.b = C.struct_llama_batch{}
+	}
+	return nil
+}
+
+// token returns the entries of token i (for validation).
+func (b *Batch) entry(i int) (Token, []C.llama_seq_id) {
+	tok := Token(*(*C.llama_token)(unsafe.Add(unsafe.Pointer(b.b.token), i*C.sizeof_llama_token)))
+	n := int(*(*C.int32_t)(unsafe.Add(unsafe.Pointer(b.b.n_seq_id), i*4)))
+	row := *(**C.llama_seq_id)(unsafe.Add(unsafe.Pointer(b.b.seq_id), i*int(unsafe.Sizeof(uintptr(0)))))
+	return tok, unsafe.Slice(row, n)
+}
+
+// Decode evaluates a batch of at most BatchSize tokens. Cancelling ctx aborts
+// the computation through llama.cpp's abort callback and returns an error
+// that wraps ctx.Err(); the ubatches finished before the abort stay in the KV
+// cache (see SeqPosMax). A full KV cache returns ErrContextFull.
+func (c *Context) Decode(ctx context.Context, b *Batch) error {
+	const op = "decode"
+	if err := c.lock(op); err != nil {
+		return err
+	}
+	defer c.mu.Unlock()
+	if b.b.token == nil {
+		return newError(op, "", detail(ErrClosed, "batch"))
+	}
+	if err := c.checkBatch(b); err != nil {
+		return newError(op, "", err)
+	}
+	return c.decode(ctx, b)
+}
+
+func (c *Context) checkBatch(b *Batch) error {
+	if b.n == 0 {
+		return detail(ErrInvalidArgument, "empty batch")
+	}
+	if b.n > c.nBatch {
+		return detail(ErrInvalidArgument, "batch of %d tokens exceeds n_batch %d", b.n, c.nBatch)
+	}
+	for i := range b.n {
+		tok, seqs := b.entry(i)
+		if tok < 0 || int(tok) >= c.model.nVocab {
+			return detail(ErrInvalidArgument, "token %d at index %d is outside the vocabulary of %d", tok, i, c.model.nVocab)
+		}
+		for _, s := range seqs {
+			if err := c.checkSeq(int(s)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// decode runs llama_decode with ctx wired to the abort flag; c.mu is held.
+func (c *Context) decode(ctx context.Context, b *Batch) error {
+	const op = "decode"
+	if err := ctx.Err(); err != nil {
+		return newError(op, "", err)
+	}
+	flag := (*int32)(unsafe.Pointer(c.abort))
+	atomic.StoreInt32(flag, 0)
+	stop := context.AfterFunc(ctx, func() { atomic.StoreInt32(flag, 1) })
+	defer stop()
+	cb := b.b
+	cb.n_tokens = C.int32_t(b.n)
+	var errbuf [256]C.char
+	rc := C.loop_decode(c.c, cb, &errbuf[0], C.size_t(len(errbuf)))
+	switch {
+	case rc == 0:
+		return nil
+	case rc == 1:
+		return newError(op, "", detail(ErrContextFull, "no KV cache slot for %d tokens", b.n))
+	case rc == 2:
+		if err := ctx.Err(); err != nil {
+			return newError(op, "", err)
+		}
+		return newError(op, "", errors.New("aborted because the context is closing"))
+	case rc == -1:
+		return newError(op, "", detail(ErrInvalidArgument, "llama.cpp rejected the batch; see the log"))
+	case errbuf[0] != 0:
+		return newError(op, "", fmt.Errorf("llama.cpp: %s", C.GoString(&errbuf[0])))
+	}
+	return newError(op, "", fmt.Errorf("llama_decode failed with code %d", rc))
+}
+
+// DecodeTokens evaluates tokens in sequence seq from position pos, splitting
+// them into chunks of BatchSize. It requests logits only for the last token
+// when wantLogits is set; read them with Logits(-1). ctx is checked between
+// chunks and aborts a running chunk. It returns how many tokens reached the
+// KV cache, which is less than len(tokens) on error.
+func (c *Context) DecodeTokens(ctx context.Context, seq, pos int, tokens []Token, wantLogits bool) (int, error) {
+	const op = "decode"
+	if err := c.lock(op); err != nil {
+		return 0, err
+	}
+	defer c.mu.Unlock()
+	if err := c.checkSeq(seq); err != nil {
+		return 0, newError(op, "", err)
+	}
+	if err := c.model.checkTokens(tokens); err != nil {
+		return 0, newError(op, "", err)
+	}
+	done := 0
+	seqs := []int{seq}
+	for done < len(tokens) {
+		n := min(c.nBatch, len(tokens)-done)
+		c.batch.Clear()
+		for i := range n {
+			last := done+i == len(tokens)-1
+			c.batch.Add(tokens[done+i], pos+done+i, seqs, wantLogits && last)
+		}
+		if err := c.decode(ctx, c.batch); err != nil {
+			// Finished ubatches of an aborted chunk stay in the cache.
+			if p := int(C.llama_memory_seq_pos_max(C.llama_get_memory(c.c), C.llama_seq_id(seq))); p >= pos+done {
+				done = p - pos + 1
+			}
+			return done, err
+		}
+		done += n
+	}
+	return done, nil
+}
+
+// Logits returns a copy of the logits of output row i of the last decode:
+// the index of a token whose logits flag was set in the batch, or -1 for the
+// last such token.
+func (c *Context) Logits(i int) ([]float32, error) {
+	if err := c.lock("logits"); err != nil {
+		return nil, err
+	}
+	defer c.mu.Unlock()
+	p := C.llama_get_logits_ith(c.c, C.int32_t(i))
+	if p == nil {
+		return nil, newError("logits", "", detail(ErrInvalidArgument, "no logits for batch index %d", i))
+	}
+	out := make([]float32, c.model.nVocab)
+	copy(out, unsafe.Slice((*float32)(unsafe.Pointer(p)), c.model.nVocab))
+	return out, nil
+}

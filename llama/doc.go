@@ -1,0 +1,32 @@
+// Package llama is loop's only cgo package: a Go API over the llama.cpp that
+// the pinned github.com/ollama/ollama module carries (llama.cpp ec98e2002).
+//
+// Load a model, make a context, and decode:
+//
+//	m, err := llama.LoadModel(ctx, "model.gguf", llama.ModelParams{})
+//	if err != nil { ... }            // names the file and the problem
+//	defer m.Close()
+//	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: 4096})
+//	if err != nil { ... }
+//	slot, _ := llama.NewSlot(c, 0)
+//	tokens, _ := m.Tokenize(prompt, true, true)
+//	stats, err := slot.Prefill(ctx, tokens) // reuses the cached prefix
+//	chain := llama.NewChain(false)
+//	chain.Add(llama.NewTemp(0.8))
+//	chain.Add(llama.NewDist(seed))
+//	tok, err := chain.Sample(c, -1)
+//
+// Handles (Model, Context, Sampler, Batch) have an idempotent Close and
+// return ErrClosed after it; closing a Model closes what was made from it.
+// Calls that can block take a context.Context first: cancelling it aborts a
+// running decode through llama_set_abort_callback and is checked between
+// batches. Errors are *Error values (Op, Subject, Err) wrapping a few
+// sentinels: ErrClosed, ErrContextFull, ErrGrammar, ErrNotGGUF and
+// ErrInvalidArgument. Arguments that llama.cpp would abort the process on
+// (an oversized batch, a sequence id out of range, a token a grammar rejects)
+// are refused with an error instead.
+//
+// llama.cpp's logs go to the *slog.Logger given to SetLogger, and are
+// discarded by default. Slot and Pool keep the KV cache warm across requests
+// the way llama-server's slots do, and report cache_n and prompt_n.
+package llama

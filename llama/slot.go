@@ -1,0 +1,143 @@
+package llama
+
+import (
+	"context"
+	"time"
+)
+
+// Slot owns one sequence of a Context and remembers the tokens in it, so
+// that a new prompt reuses the longest cached prefix, as llama-server's
+// slots do. A Slot is not safe for concurrent use.
+type Slot struct {
+	ctx    *Context
+	seq    int
+	tokens []Token
+	used   uint64 // Pool clock at the last use
+	swa    int    // sliding-window size of the model, 0 when none
+}
+
+// PrefillStats reports how a prompt was processed, with the field names of
+// llama-server's timings.
+type PrefillStats struct {
+	CacheN   int     // prompt tokens taken from the KV cache (cache_n)
+	PromptN  int     // prompt tokens computed now (prompt_n)
+	PromptMs float64 // time to compute them (prompt_ms)
+	// Reprocessed is set when the cache could not keep a prefix (recurrent
+	// or sliding-window memory) and the whole prompt was computed again.
+	Reprocessed bool
+}
+
+// PerSecond returns prompt tokens per second (prompt_per_second).
+func (s PrefillStats) PerSecond() float64 {
+	if s.PromptMs <= 0 {
+		return 0
+	}
+	return float64(s.PromptN) / s.PromptMs * 1000
+}
+
+// NewSlot returns a slot over sequence seq of c. It starts empty: the
+// sequence is cleared.
+func NewSlot(c *Context, seq int) (*Slot, error) {
+	if err := c.checkSeq(seq); err != nil {
+		return nil, newError("new slot", "", err)
+	}
+	if _, err := c.SeqRemove(seq, -1, -1); err != nil {
+		return nil, err
+	}
+	info, err := c.model.Info()
+	if err != nil {
+		return nil, err
+	}
+	return &Slot{ctx: c, seq: seq, swa: info.SWA}, nil
+}
+
+// Seq returns the slot's sequence id.
+func (s *Slot) Seq() int { return s.seq }
+
+// Context returns the slot's context.
+func (s *Slot) Context() *Context { return s.ctx }
+
+// Tokens returns the tokens in the slot's KV cache. The slice is the slot's
+// own; do not modify it.
+func (s *Slot) Tokens() []Token { return s.tokens }
+
+// Len returns the number of tokens in the slot.
+func (s *Slot) Len() int { return len(s.tokens) }
+
+// CommonPrefix returns how many leading tokens of prompt the slot holds.
+func (s *Slot) CommonPrefix(prompt []Token) int {
+	n := min(len(s.tokens), len(prompt))
+	for i := range n {
+		if s.tokens[i] != prompt[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// Prefill makes the slot hold prompt with logits for its last token. It
+// keeps the longest common prefix with what the slot holds, removes the rest
+// with seq_rm, and computes only the new tokens, always at least the last
+// one. A prompt longer than the sequence's context is refused with
+// ErrContextFull before anything is computed.
+func (s *Slot) Prefill(ctx context.Context, prompt []Token) (PrefillStats, error) {
+	const op = "prefill"
+	var st PrefillStats
+	if len(prompt) == 0 {
+		return st, newError(op, "", detail(ErrInvalidArgument, "empty prompt"))
+	}
+	if limit := s.ctx.SeqSize(); len(prompt) > limit {
+		return st, newError(op, "", detail(ErrContextFull, "prompt of %d tokens exceeds the context of %d tokens", len(prompt), limit))
+	}
+	if err := s.ctx.model.checkTokens(prompt); err != nil {
+		return st, newError(op, "", err)
+	}
+	n := s.CommonPrefix(prompt)
+	if n == len(prompt) {
+		n-- // the last token is evaluated again for its logits
+	}
+	if n > 0 && s.swa > 0 {
+		// A sliding-window cache may have dropped what the prefix needs.
+		if pmin := s.ctx.SeqPosMin(s.seq); pmin > 0 && pmin > n-s.swa {
+			n, st.Reprocessed = 0, true
+		}
+	}
+	ok, err := s.ctx.SeqRemove(s.seq, n, -1)
+	if err != nil {
+		return st, err
+	}
+	if !ok {
+		if _, err := s.ctx.SeqRemove(s.seq, -1, -1); err != nil {
+			return st, err
+		}
+		n, st.Reprocessed = 0, true
+	}
+	s.tokens = s.tokens[:n]
+	st.CacheN = n
+	start := time.Now()
+	done, err := s.ctx.DecodeTokens(ctx, s.seq, n, prompt[n:], true)
+	st.PromptMs = float64(time.Since(start).Microseconds()) / 1000
+	st.PromptN = done
+	s.tokens = append(s.tokens, prompt[n:n+done]...)
+	return st, err
+}
+
+// Append evaluates one more token (a sampled one) at the end of the slot and
+// leaves its logits for the next sample.
+func (s *Slot) Append(ctx context.Context, t Token) error {
+	if len(s.tokens) >= s.ctx.SeqSize() {
+		return newError("append", "", detail(ErrContextFull, "the slot holds %d tokens, its context is full", len(s.tokens)))
+	}
+	done, err := s.ctx.DecodeTokens(ctx, s.seq, len(s.tokens), []Token{t}, true)
+	if done == 1 {
+		s.tokens = append(s.tokens, t)
+	}
+	return err
+}
+
+// Clear empties the slot and its sequence.
+func (s *Slot) Clear() error {
+	s.tokens = s.tokens[:0]
+	_, err := s.ctx.SeqRemove(s.seq, -1, -1)
+	return err
+}
