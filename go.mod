@@ -4,8 +4,11 @@ go 1.26
 
 require (
 	github.com/ollama/ollama v0.17.4
-	github.com/spf13/pflag v1.0.5
+	github.com/spf13/pflag v1.1.0
 	github.com/x448/float16 v0.8.4
 )
 
-require golang.org/x/sync v0.17.0 // indirect
+require (
+	github.com/google/go-cmp v0.7.0 // indirect
+	golang.org/x/sync v0.17.0 // indirect
+)

@@ -4,8 +4,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <cstdio>
 #include <exception>
+#include <mutex>
 #include <new>
+#include <string>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 
 extern "C" {
 // Exported from Go (log.go, model.go).
@@ -70,15 +76,85 @@ int32_t loop_tokenize(const struct llama_vocab *vocab, const char *text, int32_t
     LOOP_TRY(llama_tokenize(vocab, text, len, tokens, max, add_special, parse_special), INT32_MIN)
 }
 
+// stderr_capture redirects file descriptor 2 into a temporary file while it
+// lives: llama.cpp's grammar parser reports its errors with fprintf(stderr)
+// instead of its logger, and loop wants them in the returned error, not on
+// the terminal. One capture runs at a time.
+static std::mutex stderr_mu;
+
+struct stderr_capture {
+    FILE *tmp = nullptr;
+    int saved = -1;
+
+    stderr_capture() {
+#ifndef _WIN32
+        fflush(stderr);
+        tmp = tmpfile();
+        if (tmp == nullptr) {
+            return;
+        }
+        saved = dup(2);
+        if (saved < 0 || dup2(fileno(tmp), 2) < 0) {
+            if (saved >= 0) close(saved);
+            fclose(tmp);
+            tmp = nullptr;
+        }
+#endif
+    }
+
+    std::string finish() {
+        std::string out;
+#ifndef _WIN32
+        if (tmp == nullptr) {
+            return out;
+        }
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        rewind(tmp);
+        char buf[4096];
+        size_t k;
+        while ((k = fread(buf, 1, sizeof(buf), tmp)) > 0 && out.size() < 65536) {
+            out.append(buf, k);
+        }
+        fclose(tmp);
+        tmp = nullptr;
+#endif
+        return out;
+    }
+
+    ~stderr_capture() { finish(); }
+};
+
+static struct llama_sampler *init_grammar(const struct llama_vocab *vocab, const char *gbnf, const char *root,
+                                          bool lazy, const char **patterns, size_t n_patterns,
+                                          const llama_token *tokens, size_t n_tokens) {
+    if (lazy) {
+        return llama_sampler_init_grammar_lazy_patterns(vocab, gbnf, root, patterns, n_patterns, tokens, n_tokens);
+    }
+    return llama_sampler_init_grammar(vocab, gbnf, root);
+}
+
 struct llama_sampler *loop_sampler_init_grammar(const struct llama_vocab *vocab, const char *gbnf,
                                                 const char *root, bool lazy, const char **patterns,
                                                 size_t n_patterns, const llama_token *tokens,
                                                 size_t n_tokens, char *err, size_t n) {
-    if (lazy) {
-        LOOP_TRY(llama_sampler_init_grammar_lazy_patterns(vocab, gbnf, root, patterns, n_patterns, tokens, n_tokens),
-                 nullptr)
+    if (err != nullptr && n > 0) err[0] = '\0';
+    std::lock_guard<std::mutex> lock(stderr_mu);
+    stderr_capture cap;
+    struct llama_sampler *s = nullptr;
+    try {
+        s = init_grammar(vocab, gbnf, root, lazy, patterns, n_patterns, tokens, n_tokens);
+    } catch (const std::exception &e) {
+        copy_err(err, n, e.what());
+    } catch (...) {
+        copy_err(err, n, "unknown C++ exception");
     }
-    LOOP_TRY(llama_sampler_init_grammar(vocab, gbnf, root), nullptr)
+    std::string printed = cap.finish();
+    if (s == nullptr && err != nullptr && n > 0 && err[0] == '\0') {
+        copy_err(err, n, printed.c_str());
+    }
+    return s;
 }
 
 bool loop_sampler_accept(struct llama_sampler *s, llama_token tok, char *err, size_t n) {

@@ -65,6 +65,9 @@ type Context struct {
 	nSeq    int
 	unified bool
 	closing atomic.Bool
+	// outputs are the batch indices of the last decode that have logits;
+	// llama.cpp aborts on any other index when built without NDEBUG.
+	outputs []int
 }
 
 var cacheTypes = map[string]C.enum_ggml_type{
@@ -142,6 +145,7 @@ func contextParams(p ContextParams, info Info) (C.struct_llama_context_params, e
 		return cp, detail(ErrInvalidArgument, "%d sequences is outside 1..%d", seqs, maxSequences)
 	}
 	threads := cmpOr(p.Threads, runtime.NumCPU())
+	cp.no_perf = C.bool(false) // keep llama_perf_context's counters
 	cp.n_ctx = C.uint32_t(n)
 	cp.n_batch = C.uint32_t(cmpOr(p.BatchSize, 2048))
 	cp.n_ubatch = C.uint32_t(cmpOr(p.UBatchSize, 512))

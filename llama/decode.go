@@ -127,9 +127,16 @@ func (c *Context) decode(ctx context.Context, b *Batch) error {
 	cb := b.b
 	cb.n_tokens = C.int32_t(b.n)
 	var errbuf [256]C.char
+	c.outputs = c.outputs[:0]
 	rc := C.loop_decode(c.c, cb, &errbuf[0], C.size_t(len(errbuf)))
 	switch {
 	case rc == 0:
+		flags := unsafe.Slice((*int8)(unsafe.Pointer(b.b.logits)), b.n)
+		for i, f := range flags {
+			if f != 0 {
+				c.outputs = append(c.outputs, i)
+			}
+		}
 		return nil
 	case rc == 1:
 		return newError(op, "", detail(ErrContextFull, "no KV cache slot for %d tokens", b.n))
@@ -181,6 +188,9 @@ func (c *Context) DecodeTokens(ctx context.Context, seq, pos int, tokens []Token
 		}
 		done += n
 	}
+	// Wait for the backend, so that timings around this call are complete
+	// (GPU backends return early) and llama.cpp's counters are updated.
+	C.llama_synchronize(c.c)
 	return done, nil
 }
 
@@ -192,6 +202,9 @@ func (c *Context) Logits(i int) ([]float32, error) {
 		return nil, err
 	}
 	defer c.mu.Unlock()
+	if err := c.checkOutput(i); err != nil {
+		return nil, newError("logits", "", err)
+	}
 	p := C.llama_get_logits_ith(c.c, C.int32_t(i))
 	if p == nil {
 		return nil, newError("logits", "", detail(ErrInvalidArgument, "no logits for batch index %d", i))
@@ -199,4 +212,18 @@ func (c *Context) Logits(i int) ([]float32, error) {
 	out := make([]float32, c.model.nVocab)
 	copy(out, unsafe.Slice((*float32)(unsafe.Pointer(p)), c.model.nVocab))
 	return out, nil
+}
+
+// checkOutput accepts a batch index whose logits the last decode computed,
+// or a negative index counting back from the last output.
+func (c *Context) checkOutput(i int) error {
+	if i < 0 && -i <= len(c.outputs) {
+		return nil
+	}
+	for _, o := range c.outputs {
+		if o == i {
+			return nil
+		}
+	}
+	return detail(ErrInvalidArgument, "the last decode computed no logits for batch index %d", i)
 }

@@ -21,8 +21,14 @@ func load(t testing.TB, name string) *llama.Model {
 	return m
 }
 
+// newContext makes a context that closes when the test ends. Tests use one
+// thread unless they ask for more: ggml's threads spin while they wait, and
+// test binaries run in parallel on a 2-core CI machine.
 func newContext(t testing.TB, m *llama.Model, p llama.ContextParams) *llama.Context {
 	t.Helper()
+	if p.Threads == 0 {
+		p.Threads = 1
+	}
 	c, err := llama.NewContext(m, p)
 	if err != nil {
 		t.Fatalf("NewContext: %v", err)

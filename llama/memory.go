@@ -223,12 +223,15 @@ type Perf struct {
 	GraphReused  int     // times a compute graph was reused
 }
 
-// Perf returns the counters since the context was made or ResetPerf.
+// Perf returns the counters since the context was made or ResetPerf. As in
+// llama.cpp, token counts read at least 1, and a decode is counted as prompt
+// work when it has more than one token and as generation when it has one.
 func (c *Context) Perf() Perf {
 	if c.lock("perf") != nil {
 		return Perf{}
 	}
 	defer c.mu.Unlock()
+	C.llama_synchronize(c.c)
 	d := C.llama_perf_context(c.c)
 	return Perf{
 		LoadMs: float64(d.t_load_ms), PromptMs: float64(d.t_p_eval_ms), EvalMs: float64(d.t_eval_ms),

@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"unsafe"
 )
@@ -39,8 +40,13 @@ const maxMetaArray = 16
 // String formats a value the way `loop info` prints it.
 func (v MetaValue) String() string {
 	if v.Type != "arr" {
-		if s, ok := v.Value.(string); ok {
-			return fmt.Sprintf("%q", s)
+		switch x := v.Value.(type) {
+		case string:
+			return fmt.Sprintf("%q", x)
+		case float64:
+			if v.Type == "f32" {
+				return strconv.FormatFloat(x, 'g', -1, 32)
+			}
 		}
 		return fmt.Sprint(v.Value)
 	}

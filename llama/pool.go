@@ -65,14 +65,61 @@ func (p *Pool) CachedBytes() int64 {
 	return p.cached
 }
 
-// Acquire returns the slot for prompt: the one holding the longest prefix of
-// it, else the least recently used one. When the host-RAM cache holds a
-// longer prefix than any slot, that state is restored into the chosen slot,
-// and the slot's previous content is cached first.
+// Acquire returns the slot for prompt, preparing its KV cache so that the
+// following Prefill computes as little as possible:
+//
+//   - A slot whose content the prompt mostly keeps (at least half of it)
+//     and that holds the longest prefix is used as it is.
+//   - Otherwise a free slot, or the least recently used one, is taken. Its
+//     content goes to the host-RAM cache. It then receives the longest prefix
+//     available: restored from the RAM cache, or forked with seq_cp from the
+//     slot that shares the most (a system prompt and tools, say) without
+//     disturbing that slot's conversation.
 func (p *Pool) Acquire(prompt []Token) (*Slot, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clock++
+	best, bestN := p.longestPrefix(prompt)
+	ci, cn := p.bestCached(prompt)
+	var target *Slot
+	switch {
+	case best != nil && 2*bestN >= best.Len() && bestN >= cn:
+		target = best
+		if bestN < best.Len() {
+			if err := p.stash(target); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		target = p.freeOrLRU()
+		if err := p.stash(target); err != nil {
+			return nil, err
+		}
+		switch {
+		case cn > bestN:
+			c := p.cache[ci]
+			p.dropCached(ci)
+			if err := p.ctx.SetSeqState(target.seq, c.state); err != nil {
+				return nil, err
+			}
+			target.tokens = append(target.tokens[:0], c.tokens...)
+		case target != best:
+			if err := target.Clear(); err != nil {
+				return nil, err
+			}
+			if best != nil && bestN > 0 {
+				if err := p.fork(best, target, bestN); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	target.used = p.clock
+	return target, nil
+}
+
+// longestPrefix returns the slot sharing the longest prefix with prompt.
+func (p *Pool) longestPrefix(prompt []Token) (*Slot, int) {
 	var best *Slot
 	bestN := 0
 	for _, s := range p.slots {
@@ -80,33 +127,21 @@ func (p *Pool) Acquire(prompt []Token) (*Slot, error) {
 			best, bestN = s, n
 		}
 	}
-	if best == nil {
-		best = p.slots[0]
-		for _, s := range p.slots[1:] {
-			if s.used < best.used {
-				best = s
-			}
+	return best, bestN
+}
+
+// freeOrLRU returns an empty slot, else the least recently used one.
+func (p *Pool) freeOrLRU() *Slot {
+	lru := p.slots[0]
+	for _, s := range p.slots {
+		if s.Len() == 0 {
+			return s
+		}
+		if s.used < lru.used {
+			lru = s
 		}
 	}
-	ci, cn := p.bestCached(prompt)
-	if ci >= 0 && cn > bestN {
-		if err := p.evict(best); err != nil {
-			return nil, err
-		}
-		c := p.cache[ci]
-		p.dropCached(ci)
-		if err := p.ctx.SetSeqState(best.seq, c.state); err != nil {
-			return nil, err
-		}
-		best.tokens = append(best.tokens[:0], c.tokens...)
-	} else if bestN < best.Len() && bestN < best.Len()/2 {
-		// The new prompt throws away most of this slot: keep it in RAM.
-		if err := p.evict(best); err != nil {
-			return nil, err
-		}
-	}
-	best.used = p.clock
-	return best, nil
+	return lru
 }
 
 // bestCached returns the cache entry sharing the longest prefix with prompt.
@@ -131,23 +166,25 @@ func commonPrefix(a, b []Token) int {
 	return n
 }
 
-// evict stores the slot's state in the host-RAM cache (when enabled and it
-// fits) and leaves the slot empty.
-func (p *Pool) evict(s *Slot) error {
-	if p.params.CacheBytes > 0 && s.Len() > 0 {
-		state, err := p.ctx.SeqState(s.seq)
-		if err != nil {
-			return err
-		}
-		if int64(len(state)) <= p.params.CacheBytes {
-			for p.cached+int64(len(state)) > p.params.CacheBytes {
-				p.dropCached(p.oldestCached())
-			}
-			p.cache = append(p.cache, cachedState{tokens: append([]Token(nil), s.tokens...), state: state, used: p.clock})
-			p.cached += int64(len(state))
-		}
+// stash copies the slot's state into the host-RAM cache, when the cache is
+// on and the state fits, evicting the oldest entries to make room.
+func (p *Pool) stash(s *Slot) error {
+	if p.params.CacheBytes <= 0 || s.Len() == 0 {
+		return nil
 	}
-	return s.Clear()
+	state, err := p.ctx.SeqState(s.seq)
+	if err != nil {
+		return err
+	}
+	if int64(len(state)) > p.params.CacheBytes {
+		return nil
+	}
+	for p.cached+int64(len(state)) > p.params.CacheBytes {
+		p.dropCached(p.oldestCached())
+	}
+	p.cache = append(p.cache, cachedState{tokens: append([]Token(nil), s.tokens...), state: state, used: p.clock})
+	p.cached += int64(len(state))
+	return nil
 }
 
 func (p *Pool) oldestCached() int {
@@ -170,6 +207,12 @@ func (p *Pool) dropCached(i int) {
 func (p *Pool) Fork(src, dst *Slot, n int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.clock++
+	dst.used = p.clock
+	return p.fork(src, dst, n)
+}
+
+func (p *Pool) fork(src, dst *Slot, n int) error {
 	if src == dst || n < 0 || n > src.Len() {
 		return newError("fork", "", detail(ErrInvalidArgument, "fork %d of %d tokens from slot %d to slot %d", n, src.Len(), src.seq, dst.seq))
 	}
@@ -188,8 +231,6 @@ func (p *Pool) Fork(src, dst *Slot, n int) error {
 		return newError("fork", "", errors.New("this model's memory cannot keep a partial sequence"))
 	}
 	dst.tokens = append(dst.tokens[:0], src.tokens[:n]...)
-	p.clock++
-	dst.used = p.clock
 	return nil
 }
 

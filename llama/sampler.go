@@ -9,6 +9,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -56,7 +57,9 @@ func NewChain(noPerf bool) *Sampler {
 func NewGreedy() *Sampler { return newSampler("greedy", C.llama_sampler_init_greedy()) }
 
 // NewDist samples from the distribution with the given seed.
-func NewDist(seed uint32) *Sampler { return newSampler("dist", C.llama_sampler_init_dist(C.uint32_t(seed))) }
+func NewDist(seed uint32) *Sampler {
+	return newSampler("dist", C.llama_sampler_init_dist(C.uint32_t(seed)))
+}
 
 // NewTopK keeps the k most likely tokens; k <= 0 keeps all.
 func NewTopK(k int) *Sampler { return newSampler("top-k", C.llama_sampler_init_top_k(C.int32_t(k))) }
@@ -176,13 +179,13 @@ func (m *Model) NewGrammar(gbnf, root string) (*Sampler, error) {
 // capture group) or one of the trigger tokens is sampled.
 func (m *Model) NewLazyGrammar(gbnf, root string, patterns []string, tokens []Token) (*Sampler, error) {
 	if len(patterns) == 0 && len(tokens) == 0 {
-		return nil, newError("grammar", "", detail(ErrGrammar, "a lazy grammar needs a trigger pattern or token"))
+		return nil, newError("new grammar", "", detail(ErrGrammar, "a lazy grammar needs a trigger pattern or token"))
 	}
 	return m.newGrammar(gbnf, root, true, patterns, tokens)
 }
 
 func (m *Model) newGrammar(gbnf, root string, lazy bool, patterns []string, tokens []Token) (*Sampler, error) {
-	const op = "grammar"
+	const op = "new grammar"
 	if root == "" {
 		root = "root"
 	}
@@ -213,20 +216,13 @@ func (m *Model) newGrammar(gbnf, root string, lazy bool, patterns []string, toke
 			defer C.free(unsafe.Pointer(pt))
 			copy(unsafe.Slice((*Token)(unsafe.Pointer(pt)), len(tokens)), tokens)
 		}
-		var errbuf [512]C.char
+		var errbuf [4096]C.char
 		errs := captureErrors()
 		g := C.loop_sampler_init_grammar(m.vocab, cg, croot, C.bool(lazy), pp, C.size_t(len(patterns)), pt,
 			C.size_t(len(tokens)), &errbuf[0], C.size_t(len(errbuf)))
 		logged := errs.stop()
 		if g == nil {
-			msg := C.GoString(&errbuf[0])
-			if msg == "" {
-				msg = logged
-			}
-			if msg == "" {
-				msg = "llama.cpp could not parse it"
-			}
-			return newError(op, "", detail(ErrGrammar, "%s", msg))
+			return newError(op, "", detail(ErrGrammar, "%s", grammarMessage(C.GoString(&errbuf[0]), logged)))
 		}
 		s = newSampler("grammar", g)
 		s.grammar = true
@@ -344,6 +340,9 @@ func (s *Sampler) Sample(c *Context, idx int) (Token, error) {
 		return NoToken, err
 	}
 	defer c.mu.Unlock()
+	if err := c.checkOutput(idx); err != nil {
+		return NoToken, newError(op, s.name, err)
+	}
 	n := c.model.nVocab
 	if s.nCands < n {
 		C.free(unsafe.Pointer(s.cands))
@@ -487,4 +486,24 @@ func (s *Sampler) String() string {
 		names[i] = c.name
 	}
 	return fmt.Sprintf("chain%v", names)
+}
+
+// grammarMessage picks the reason out of what llama.cpp's grammar parser
+// printed ("parse: error parsing grammar: Undefined rule identifier 'item'",
+// followed by the grammar) or logged.
+func grammarMessage(printed, logged string) string {
+	if _, after, ok := strings.Cut(printed, "error parsing grammar: "); ok {
+		line, _, _ := strings.Cut(after, "\n")
+		return strings.TrimSpace(line)
+	}
+	for _, line := range strings.Split(printed+"\n"+logged, "\n") {
+		line = strings.TrimSpace(line)
+		if _, after, ok := strings.Cut(line, "llama_grammar_init_impl: "); ok {
+			line = after
+		}
+		if line != "" && line != "failed to parse grammar" {
+			return line
+		}
+	}
+	return "llama.cpp could not parse it"
 }

@@ -169,13 +169,19 @@ func (m *Model) TokenAttr(t Token) TokenAttr {
 func (m *Model) VocabSize() int { return m.nVocab }
 
 // BOS, EOS and EOT return the special tokens, or NoToken.
-func (m *Model) BOS() Token { return m.special(func() C.llama_token { return C.llama_vocab_bos(m.vocab) }) }
+func (m *Model) BOS() Token {
+	return m.special(func() C.llama_token { return C.llama_vocab_bos(m.vocab) })
+}
 
 // EOS returns the end-of-sequence token, or NoToken.
-func (m *Model) EOS() Token { return m.special(func() C.llama_token { return C.llama_vocab_eos(m.vocab) }) }
+func (m *Model) EOS() Token {
+	return m.special(func() C.llama_token { return C.llama_vocab_eos(m.vocab) })
+}
 
 // EOT returns the end-of-turn token, or NoToken.
-func (m *Model) EOT() Token { return m.special(func() C.llama_token { return C.llama_vocab_eot(m.vocab) }) }
+func (m *Model) EOT() Token {
+	return m.special(func() C.llama_token { return C.llama_vocab_eot(m.vocab) })
+}
 
 func (m *Model) special(f func() C.llama_token) Token {
 	t := NoToken

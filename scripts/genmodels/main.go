@@ -41,6 +41,7 @@ type spec struct {
 	size     string // tiny or bench
 	template string // chat template file name in -templates; "" = the tokenizer's own
 	padVocab int    // pad the vocabulary to this many tokens (0 = no padding)
+	tied     bool   // no output.weight: the output reuses token_embd
 	seed     uint64
 }
 
@@ -54,7 +55,7 @@ var standardSet = []spec{
 	{file: "tiny-llama-llama3vocab-q8_0.gguf", arch: "llama", vocab: "llama3", typ: "q8_0", size: "tiny",
 		template: "meta-llama-Llama-3.1-8B-Instruct.jinja", seed: 3},
 	{file: "bench-qwen2-q8_0.gguf", arch: "qwen2", vocab: "qwen3", typ: "q8_0", size: "bench",
-		template: "Qwen-Qwen2.5-7B-Instruct.jinja", padVocab: 151936, seed: 4},
+		template: "Qwen-Qwen2.5-7B-Instruct.jinja", padVocab: 151936, tied: true, seed: 4},
 }
 
 type options struct {
@@ -79,6 +80,7 @@ func main() {
 	fs.StringVar(&o.one.size, "size", "tiny", "shape: tiny or bench")
 	fs.StringVar(&o.templateFile, "template", "", "chat template file (default: the tokenizer's own)")
 	fs.IntVar(&o.one.padVocab, "pad-vocab", 0, "pad the vocabulary to this many tokens")
+	fs.BoolVar(&o.one.tied, "tied", false, "tie the output matrix to the token embeddings")
 	fs.Uint64Var(&o.one.seed, "seed", 1, "weight seed")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "genmodels:", err)
@@ -228,7 +230,11 @@ func model(s spec, sh shape, v *vocab) (ggml.KV, []*ggml.Tensor, error) {
 		t("token_embd.weight", wtype, sh.embd, nv, 0, std),
 		t("output_norm.weight", ggmlF32, sh.embd, 1, 1, 0),
 	}
-	if a == "llama" { // Llama 3.1 8B has its own output matrix; Qwen2.5-0.5B ties it.
+	// With tied embeddings a random model's logits favour the input token
+	// itself (its embedding dotted with itself), so greedy decoding repeats
+	// the last token. The tiny models have their own output matrix to write
+	// varied noise; the bench model ties them, as Qwen2.5-0.5B does.
+	if !s.tied {
 		ts = append(ts, t("output.weight", wtype, sh.embd, nv, 0, std))
 	}
 	for i := range sh.layers {

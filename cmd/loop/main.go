@@ -1,0 +1,92 @@
+// Command loop runs small local GGUF models in process through llama.cpp:
+// it inspects and benchmarks them, tokenizes, and completes prompts.
+//
+//	loop info -m model.gguf [--ctx N]
+//	loop tokenize -m model.gguf [--pieces] [--no-parse-special] [-f FILE | TEXT]
+//	loop complete -m model.gguf -p PROMPT [-n N] [--temp T] [--seed S] [--grammar-file F]
+//	loop bench -m model.gguf [-p 512] [-n 128] [-t N] [-r 3] [--json]
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/pflag"
+)
+
+// command is one subcommand: it parses its own flags from args and writes
+// to the injected streams.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"info", "print a model's metadata, system info and memory estimate", runInfo},
+	{"tokenize", "tokenize text with a model's vocabulary", runTokenize},
+	{"complete", "complete a raw prompt", runComplete},
+	{"bench", "measure prefill, decode and prompt-cache reuse", runBench},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C now ends the process
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand and turns its error into an exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, args[1:], stdout, stderr)
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, pflag.ErrHelp):
+			return 0
+		case errors.As(err, new(usageError)):
+			fmt.Fprintf(stderr, "loop %s: %v\n", c.name, err)
+			return 2
+		case errors.Is(err, context.Canceled):
+			fmt.Fprintf(stderr, "loop %s: interrupted\n", c.name)
+			return 130
+		}
+		fmt.Fprintf(stderr, "loop %s: %v\n", c.name, err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "loop: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: loop <command> [flags]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun loop <command> --help for its flags.")
+}
+
+// usageError marks a bad command line (exit code 2).
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}

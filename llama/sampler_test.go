@@ -1,0 +1,198 @@
+package llama_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/loopagent/loop/internal/testmodels"
+	"github.com/loopagent/loop/llama"
+)
+
+// The grammar of seed 004 Example 1: one read_file call with a short path.
+const toolCallGBNF = `root ::= "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"" [a-zA-Z./]{1,20} "\"}}\n</tool_call>"`
+
+func TestGrammarConstrainsOutput(t *testing.T) {
+	m := load(t, testmodels.TinyQwen15F32)
+	c := newContext(t, m, llama.ContextParams{ContextSize: 512})
+	ctx := context.Background()
+	for seed := uint32(1); seed <= 3; seed++ {
+		g, err := m.NewGrammar(toolCallGBNF, "root")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := llama.NewChain(false)
+		for _, s := range []*llama.Sampler{g, llama.NewTemp(0.8), llama.NewDist(seed)} {
+			if err := ch.Add(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		slot, _ := llama.NewSlot(c, 0)
+		if _, err := slot.Prefill(ctx, tokenize(t, m, samplePrompt)); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		eos := false
+		for range 80 {
+			tok, err := ch.Sample(c, -1)
+			if err != nil {
+				t.Fatalf("seed %d: Sample: %v", seed, err)
+			}
+			if m.IsEOG(tok) {
+				eos = true
+				break
+			}
+			p, _ := m.TokenPiece(tok, false)
+			out.WriteString(p)
+			if err := slot.Append(ctx, tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := out.String()
+		if !eos || !strings.HasPrefix(s, "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"") || !strings.HasSuffix(s, "\"}}\n</tool_call>") {
+			t.Errorf("seed %d: output %q (eos %v) does not match the grammar", seed, s, eos)
+		}
+		ch.Close()
+	}
+}
+
+func TestGrammarErrors(t *testing.T) {
+	m := load(t, testmodels.TinyQwen15F32)
+	for _, tt := range []struct{ name, gbnf, root string }{
+		{"empty", "", "root"},
+		{"syntax", `root ::= "a`, "root"},
+		{"undefined rule", `root ::= item`, "root"},
+		{"missing root", `start ::= "a"`, "root"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := m.NewGrammar(tt.gbnf, tt.root)
+			if err == nil {
+				g.Close()
+				t.Fatalf("NewGrammar(%q) succeeded", tt.gbnf)
+			}
+			if !errors.Is(err, llama.ErrGrammar) {
+				t.Errorf("NewGrammar(%q) = %v, want ErrGrammar", tt.gbnf, err)
+			}
+			t.Logf("%v", err)
+		})
+	}
+	if _, err := m.NewLazyGrammar(`root ::= "a"`, "", []string{"("}, nil); !errors.Is(err, llama.ErrGrammar) {
+		t.Errorf("lazy grammar with a bad trigger regex = %v, want ErrGrammar", err)
+	}
+	if _, err := m.NewLazyGrammar(`root ::= "a"`, "", nil, nil); !errors.Is(err, llama.ErrGrammar) {
+		t.Errorf("lazy grammar without triggers = %v, want ErrGrammar", err)
+	}
+}
+
+// TestGrammarRejects checks that a token the grammar does not allow, EOG
+// included, is refused with an error where llama.cpp would abort.
+func TestGrammarRejects(t *testing.T) {
+	m := load(t, testmodels.TinyQwen15F32)
+	g, err := m.NewGrammar(`root ::= "yes" | "no"`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	yes := tokenize(t, m, "yes")
+	other := tokenize(t, m, "maybe")
+	if !g.Allows(yes[0]) || g.Allows(other[0]) || g.Allows(m.EOS()) {
+		t.Fatalf("Allows: yes %v, maybe %v, eos %v; want true, false, false", g.Allows(yes[0]), g.Allows(other[0]), g.Allows(m.EOS()))
+	}
+	if err := g.Accept(m.EOS()); !errors.Is(err, llama.ErrGrammar) {
+		t.Errorf("Accept(EOS) before the grammar is complete = %v, want ErrGrammar", err)
+	}
+	if err := g.Accept(other[0]); !errors.Is(err, llama.ErrGrammar) {
+		t.Errorf("Accept(maybe) = %v, want ErrGrammar", err)
+	}
+	for _, tok := range yes {
+		if err := g.Accept(tok); err != nil {
+			t.Fatalf("Accept(yes) = %v", err)
+		}
+	}
+	if !g.Allows(m.EOS()) {
+		t.Errorf("after \"yes\" the grammar should allow EOS")
+	}
+}
+
+// TestLazyGrammar checks that a lazy grammar leaves the text before its
+// trigger token free and constrains what follows.
+func TestLazyGrammar(t *testing.T) {
+	m := load(t, testmodels.TinyQwen3F16) // <tool_call> is one token here
+	trig := tokenize(t, m, "<tool_call>")
+	if len(trig) != 1 {
+		t.Fatalf("<tool_call> is %d tokens in the Qwen3 vocabulary, want 1", len(trig))
+	}
+	g, err := m.NewLazyGrammar(`root ::= "<tool_call>" "{}"`, "root", nil, trig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	free := tokenize(t, m, "anything")
+	if !g.Allows(free[0]) {
+		t.Errorf("a lazy grammar before its trigger should allow any token")
+	}
+	if err := g.Accept(free[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Accept(trig[0]); err != nil {
+		t.Fatalf("Accept(trigger) = %v", err)
+	}
+	if g.Allows(free[0]) || !g.Allows(tokenize(t, m, "{}")[0]) {
+		t.Errorf("after the trigger only \"{}\" may follow")
+	}
+}
+
+// TestSamplerApply runs llama.cpp samplers on a fixed logit vector: the
+// seed 000 Example 6 setting (min_p 0.05 then temperature 1.0) keeps the
+// three plausible tokens and gives read_file 0.7662.
+func TestSamplerApply(t *testing.T) {
+	logits := []float32{4.0, 2.5, 1.5}
+	for range 20 {
+		logits = append(logits, -0.5)
+	}
+	cands := make([]llama.TokenData, len(logits))
+	for i, l := range logits {
+		cands[i] = llama.TokenData{ID: llama.Token(i), Logit: l}
+	}
+	ch := llama.NewChain(true)
+	defer ch.Close()
+	ch.Add(llama.NewMinP(0.05, 1))
+	ch.Add(llama.NewTemp(1.0))
+	ch.Add(llama.NewDist(1))
+	sel, n, err := ch.Apply(cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 || sel < 0 || sel >= n {
+		t.Fatalf("Apply kept %d candidates and selected %d, want 3 and one of them", n, sel)
+	}
+	var p0 float32
+	for _, c := range cands[:n] {
+		if c.ID == 0 {
+			p0 = c.P
+		}
+	}
+	if math.Abs(float64(p0)-0.7662) > 5e-5 {
+		t.Errorf("P(read_file) = %.5f, want 0.7662", p0)
+	}
+	if ch.String() != "chain[min-p temp dist]" {
+		t.Errorf("chain = %s", ch)
+	}
+}
+
+func TestChainWithoutSelection(t *testing.T) {
+	m := load(t, testmodels.TinyQwen15F32)
+	c := newContext(t, m, llama.ContextParams{ContextSize: 256})
+	slot, _ := llama.NewSlot(c, 0)
+	if _, err := slot.Prefill(context.Background(), tokenize(t, m, "hello")); err != nil {
+		t.Fatal(err)
+	}
+	ch := llama.NewChain(true)
+	defer ch.Close()
+	ch.Add(llama.NewTopK(10))
+	if _, err := ch.Sample(c, -1); err == nil || !strings.Contains(err.Error(), "selected no token") {
+		t.Errorf("Sample with a chain that selects nothing = %v, want an error", err)
+	}
+}
