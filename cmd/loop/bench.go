@@ -164,11 +164,13 @@ func bench(ctx context.Context, m *llama.Model, f benchFlags) (*benchReport, err
 		}
 		r.AvgTS, r.StdevTS = meanStdev(r.Samples)
 		rep.Results = append(rep.Results, r)
-		p := c.Perf()
-		rep.Perf.PromptMs += p.PromptMs
-		rep.Perf.PromptTokens += p.PromptTokens
-		rep.Perf.EvalMs += p.EvalMs
-		rep.Perf.EvalTokens += p.EvalTokens
+		// llama.cpp counts multi-token decodes as prompt work and single
+		// tokens as generation (and reports an empty count as 1).
+		if p := c.Perf(); r.NPrompt > 0 {
+			rep.Perf.PromptMs, rep.Perf.PromptTokens = p.PromptMs, p.PromptTokens
+		} else {
+			rep.Perf.EvalMs, rep.Perf.EvalTokens = p.EvalMs, p.EvalTokens
+		}
 	}
 	if !f.noReuse && f.turns > 0 {
 		c.Close() // the conversation gets a context of its own size

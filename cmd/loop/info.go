@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopagent/loop/internal/decimal"
 	"github.com/loopagent/loop/llama"
 )
 
@@ -55,7 +56,7 @@ func estimateMemory(weightBytes float64, layers, kvHeads, headDimK, headDimV, co
 }
 
 func (e memoryEstimate) String() string {
-	return fmt.Sprintf("weights %.2f GB + KV %.2f GB = %.2f GB", e.WeightsGB, e.KVGB, e.TotalGB)
+	return fmt.Sprintf("weights %s GB + KV %s GB = %s GB", decimal.Fixed(e.WeightsGB, 2), decimal.Fixed(e.KVGB, 2), decimal.Fixed(e.TotalGB, 2))
 }
 
 func runInfo(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopagent/loop/internal/testmodels"
+)
+
+// runLoop runs the command line in process and returns its exit code and
+// output.
+func runLoop(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// TestMemoryEstimate reproduces seed 000 Example 12's table: weights plus an
+// F16 KV cache at 32,768 tokens.
+func TestMemoryEstimate(t *testing.T) {
+	tests := []struct {
+		name                string
+		paramsB, bpw        float64
+		layers, kvHeads, hd int
+		want                string
+	}{
+		{"cand-1", 7.6, 4.9, 28, 4, 128, "weights 4.66 GB + KV 1.88 GB = 6.53 GB"},
+		{"cand-2", 14.8, 4.9, 48, 8, 128, "weights 9.07 GB + KV 6.44 GB = 15.51 GB"},
+		{"cand-3", 3.1, 8.5, 36, 2, 128, "weights 3.29 GB + KV 1.21 GB = 4.50 GB"},
+		{"cand-4", 8.0, 4.9, 32, 8, 128, "weights 4.90 GB + KV 4.29 GB = 9.19 GB"},
+		{"cand-5", 6.7, 4.9, 32, 4, 128, "weights 4.10 GB + KV 2.15 GB = 6.25 GB"},
+	}
+	for _, tt := range tests {
+		e := estimateMemory(tt.paramsB*1e9*tt.bpw/8, tt.layers, tt.kvHeads, tt.hd, tt.hd, 32768)
+		if got := e.String(); got != tt.want {
+			t.Errorf("%s: estimateMemory = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestInfo(t *testing.T) {
+	model := testmodels.Path(t, testmodels.TinyQwen15F32)
+	code, out, errOut := runLoop(t, "info", "-m", model, "--ctx", "32768")
+	if code != 0 {
+		t.Fatalf("loop info exited %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"architecture:   qwen2", "trained ctx:    32768", "vocabulary:     151646 tokens; BOS 151643",
+		"chat templates: default", "memory:         at 32768 tokens of context: weights 0.08 GB + KV 0.01 GB",
+		"system info:    CPU :", "tokenizer.ggml.pre", `"qwen2"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("loop info output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runLoop(t, "info", "-m", model, "--json")
+	var r infoReport
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Info.Layers != 2 || r.Metadata["general.architecture"] != `"qwen2"` {
+		t.Errorf("loop info --json = %d, %.300s", code, out)
+	}
+}
+
+func TestTokenizeCommand(t *testing.T) {
+	model := testmodels.Path(t, testmodels.TinyQwen15F32)
+	prompt := filepath.Join("..", "..", "llama", "testdata", "TestSeedTokenCounts", "seed004-example1-tools.txt")
+	code, out, errOut := runLoop(t, "tokenize", "-m", model, "-f", prompt)
+	if code != 0 || !strings.HasSuffix(out, "Total number of tokens: 190\n") {
+		t.Errorf("loop tokenize -f seed prompt = %d, %q, %s", code, tail(out), errOut)
+	}
+	code, out, _ = runLoop(t, "tokenize", "-m", model, "--pieces", "<|im_start|>user")
+	if code != 0 || !strings.Contains(out, "151644 -> '<|im_start|>'") || !strings.HasSuffix(out, "Total number of tokens: 2\n") {
+		t.Errorf("loop tokenize --pieces = %d, %q", code, out)
+	}
+	code, out, _ = runLoop(t, "tokenize", "-m", model, "--no-parse-special", "<|im_start|>user")
+	if code != 0 || !strings.HasSuffix(out, "Total number of tokens: 7\n") {
+		t.Errorf("loop tokenize --no-parse-special = %d, %q", code, out)
+	}
+}
+
+func tail(s string) string { return s[max(0, len(s)-80):] }
+
+// TestComplete repeats seed 004 Example 1: without a grammar the random
+// model writes noise until n_predict (stop_type limit); with the grammar it
+// writes the call and stops with eos, after evaluating 190 prompt tokens.
+func TestComplete(t *testing.T) {
+	model := testmodels.Path(t, testmodels.TinyQwen15F32)
+	dir := t.TempDir()
+	prompt := filepath.Join("..", "..", "llama", "testdata", "TestSeedTokenCounts", "seed004-example1-tools.txt")
+	gbnf := filepath.Join(dir, "toolcall.gbnf")
+	os.WriteFile(gbnf, []byte(`root ::= "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"" [a-zA-Z./]{1,20} "\"}}\n</tool_call>"`+"\n"), 0o644)
+
+	code, out, errOut := runLoop(t, "complete", "-m", model, "-f", prompt, "-n", "16", "--temp", "0", "-t", "1", "--json")
+	var r completion
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("loop complete = %d: %s %s", code, out, errOut)
+	}
+	if r.StopType != "limit" || r.TokensPredicted != 16 || r.TokensEvaluated != 190 || r.Timings.PromptN != 190 {
+		t.Errorf("without grammar: %+v, want stop_type limit, 16 predicted, 190 evaluated", r)
+	}
+	code, out, errOut = runLoop(t, "complete", "-m", model, "-f", prompt, "-n", "60", "--temp", "0", "-t", "1", "--grammar-file", gbnf, "--json")
+	r = completion{}
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("loop complete --grammar-file = %d: %s %s", code, out, errOut)
+	}
+	if r.StopType != "eos" || r.TokensEvaluated != 190 || !strings.HasPrefix(r.Content, "<tool_call>\n{\"name\": \"read_file\"") {
+		t.Errorf("with grammar: %+v, want a call and stop_type eos", r)
+	}
+	code, out, _ = runLoop(t, "complete", "-m", model, "-p", "hello", "-n", "40", "--temp", "0", "-t", "1", "--stop", "e")
+	if code != 0 || !strings.Contains(out, "stop_type:") {
+		t.Errorf("loop complete --stop = %d, %q", code, out)
+	}
+}
+
+func TestBenchCommand(t *testing.T) {
+	model := testmodels.Path(t, testmodels.TinyQwen15F32)
+	code, out, errOut := runLoop(t, "bench", "-m", model, "-p", "64", "-n", "8", "-r", "2", "-t", "1", "--turns", "3", "--turn-tokens", "32")
+	if code != 0 {
+		t.Fatalf("loop bench = %d: %s", code, errOut)
+	}
+	for _, want := range []string{" pp64 |", " tg8 |", "llama.cpp's own counters", "cache reuse"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("loop bench output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runLoop(t, "bench", "-m", model, "-p", "64", "-n", "8", "-r", "2", "-t", "1", "--turns", "3", "--turn-tokens", "32", "--json")
+	var rep benchReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("loop bench --json = %d: %s", code, out)
+	}
+	if len(rep.Results) != 2 || len(rep.Results[0].Samples) != 2 || rep.Results[0].AvgTS <= 0 {
+		t.Errorf("bench results = %+v", rep.Results)
+	}
+	if len(rep.Reuse) != 3 {
+		t.Fatalf("cache reuse turns = %d, want 3", len(rep.Reuse))
+	}
+	for i, turn := range rep.Reuse {
+		if turn.Cold.CacheN != 0 || turn.Cold.PromptN != turn.Prompt {
+			t.Errorf("turn %d cold: %+v, want nothing cached", i+1, turn.Cold)
+		}
+		if i > 0 && (turn.Warm.CacheN < rep.Reuse[i-1].Prompt || turn.Warm.CacheN+turn.Warm.PromptN != turn.Prompt) {
+			t.Errorf("turn %d warm: %+v, want the previous prompt (%d tokens) cached", i+1, turn.Warm, rep.Reuse[i-1].Prompt)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{}, 2, "usage: loop"},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"info"}, 2, "no model: pass -m FILE"},
+		{[]string{"info", "-m", "/nonexistent/x.gguf"}, 1, "load model: /nonexistent/x.gguf: no such file or directory"},
+		{[]string{"tokenize", "-m", "x.gguf"}, 2, "no text"},
+		{[]string{"complete", "-m", "x.gguf"}, 2, "exactly one of -p PROMPT or -f FILE"},
+		{[]string{"info", "--bogus"}, 2, "unknown flag: --bogus"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runLoop(t, tt.args...)
+		if code != tt.code || !strings.Contains(errOut, tt.want) {
+			t.Errorf("loop %s = %d, %q; want %d and %q", strings.Join(tt.args, " "), code, errOut, tt.code, tt.want)
+		}
+	}
+	if code, _, _ := runLoop(t, "info", "--help"); code != 0 {
+		t.Errorf("loop info --help exited %d", code)
+	}
+}
