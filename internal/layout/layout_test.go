@@ -1,0 +1,83 @@
+package layout
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/loopagent/loop"
+
+// cgoAllowed are the packages that may depend on llama/ and so on cgo.
+var cgoAllowed = []string{module + "/llama", module + "/cmd/loop"}
+
+type pkg struct {
+	ImportPath string
+	Doc        string
+	Dir        string
+	CgoFiles   []string
+	Deps       []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = filepath.Join("..", "..")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go list: %v\n%s", err, errb.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(&out)
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 3 {
+		t.Fatalf("go list found %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+func TestEveryPackageHasDoc(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if strings.TrimSpace(p.Doc) == "" {
+			t.Errorf("package %s has no doc comment", p.ImportPath)
+		}
+	}
+}
+
+func TestOnlyLlamaUsesCgo(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if len(p.CgoFiles) > 0 && p.ImportPath != module+"/llama" {
+			t.Errorf("package %s imports \"C\" in %v; only llama/ may", p.ImportPath, p.CgoFiles)
+		}
+		if slices.Contains(p.Deps, module+"/llama") && !slices.Contains(cgoAllowed, p.ImportPath) {
+			t.Errorf("package %s depends on llama/; keep it pure Go or add it to cgoAllowed on purpose", p.ImportPath)
+		}
+	}
+}
+
+func TestPureGoPackagesBuildWithoutCgo(t *testing.T) {
+	var pure []string
+	for _, p := range listPackages(t) {
+		if !slices.Contains(cgoAllowed, p.ImportPath) {
+			pure = append(pure, p.ImportPath)
+		}
+	}
+	cmd := exec.Command("go", append([]string{"vet"}, pure...)...)
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("CGO_ENABLED=0 go vet %v: %v\n%s", pure, err, out)
+	}
+}
