@@ -68,6 +68,7 @@ type Context struct {
 	// outputs are the batch indices of the last decode that have logits;
 	// llama.cpp aborts on any other index when built without NDEBUG.
 	outputs []int
+	leak    runtime.Cleanup // reports a Context dropped without Close
 }
 
 var cacheTypes = map[string]C.enum_ggml_type{
@@ -126,6 +127,7 @@ func NewContext(m *Model, p ContextParams) (*Context, error) {
 		c.close()
 		return nil, newError(op, m.path, err)
 	}
+	c.leak = runtime.AddCleanup(c, reportLeak, "context of "+m.path)
 	return c, nil
 }
 
@@ -214,6 +216,7 @@ func (c *Context) close() {
 	if c.c == nil {
 		return
 	}
+	c.leak.Stop()
 	C.llama_free(c.c)
 	c.c = nil
 	c.batch.Close()

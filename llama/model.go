@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/cgo"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ type Model struct {
 	meta     []MetaKV
 	nVocab   int
 	children map[closer]struct{}
+	leak     runtime.Cleanup // reports a Model dropped without Close
 }
 
 // closer is a handle that depends on a Model and must go before it.
@@ -117,7 +119,17 @@ func LoadModel(ctx context.Context, path string, p ModelParams) (*Model, error) 
 		children: map[closer]struct{}{},
 	}
 	model.nVocab = int(C.llama_vocab_n_tokens(model.vocab))
+	model.leak = runtime.AddCleanup(model, reportLeak, "model "+path)
 	return model, nil
+}
+
+// reportLeak logs a handle that was garbage collected without Close. It does
+// not free anything: the C memory stays allocated, as the caller asked.
+func reportLeak(what string) {
+	logState.Lock()
+	l := logState.logger
+	logState.Unlock()
+	l.Warn("llama: handle was not closed before it became unreachable", "handle", what)
 }
 
 // Close frees the model after closing every Context and Sampler made from
@@ -128,6 +140,7 @@ func (m *Model) Close() error {
 	if m.m == nil {
 		return nil
 	}
+	m.leak.Stop()
 	for c := range m.children {
 		c.close()
 	}

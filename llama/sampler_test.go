@@ -144,6 +144,26 @@ func TestLazyGrammar(t *testing.T) {
 	}
 }
 
+// TestLazyGrammarPattern triggers a lazy grammar with a word pattern: the
+// grammar sees the text from the first capture group on.
+func TestLazyGrammarPattern(t *testing.T) {
+	m := load(t, testmodels.TinyQwen15F32) // <tool_call> is several tokens here
+	g, err := m.NewLazyGrammar(`root ::= "<tool_call>" [0-9]+`, "", []string{`[\s\S]*?(<tool_call>)[\s\S]*`}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for _, tok := range tokenize(t, m, "free text <tool_call>") {
+		if err := g.Accept(tok); err != nil {
+			t.Fatalf("Accept before and at the trigger: %v", err)
+		}
+	}
+	digit, letter := tokenize(t, m, "7")[0], tokenize(t, m, "x")[0]
+	if !g.Allows(digit) || g.Allows(letter) {
+		t.Errorf("after the trigger: Allows(7) = %v, Allows(x) = %v; want true, false", g.Allows(digit), g.Allows(letter))
+	}
+}
+
 // TestSamplerApply runs llama.cpp samplers on a fixed logit vector: the
 // seed 000 Example 6 setting (min_p 0.05 then temperature 1.0) keeps the
 // three plausible tokens and gives read_file 0.7662.
