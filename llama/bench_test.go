@@ -23,7 +23,8 @@ func benchThreads() int {
 func benchContext(b *testing.B, n int) (*llama.Model, *llama.Context) {
 	m := load(b, testmodels.BenchQwen2Q8)
 	t := benchThreads()
-	c := newContext(b, m, llama.ContextParams{ContextSize: n, Threads: t, BatchThreads: t})
+	// Flash attention off, as llama-bench defaults: on the CPU it is slower.
+	c := newContext(b, m, llama.ContextParams{ContextSize: n, Threads: t, BatchThreads: t, FlashAttention: "off"})
 	return m, c
 }
 

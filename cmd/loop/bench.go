@@ -73,7 +73,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVarP(&f.reps, "repetitions", "r", 3, "repetitions of each test")
 	fs.IntVarP(&f.batch, "batch-size", "b", 2048, "n_batch")
 	fs.IntVar(&f.ubatch, "ubatch-size", 512, "n_ubatch")
-	fs.StringVar(&f.flashAttn, "flash-attn", "auto", "flash attention: auto, on or off")
+	fs.StringVar(&f.flashAttn, "flash-attn", "off", "flash attention: auto, on or off (off, as llama-bench defaults)")
 	fs.IntVar(&f.turns, "turns", 6, "turns of the cache-reuse conversation")
 	fs.IntVar(&f.turnTokens, "turn-tokens", 96, "about this many tokens per user message in the conversation")
 	fs.BoolVar(&f.noReuse, "no-reuse", false, "skip the cache-reuse scenario")
