@@ -135,6 +135,11 @@ func TestPromptLargerThanContext(t *testing.T) {
 	if _, err := slot.Prefill(context.Background(), prompt[:250]); err != nil {
 		t.Fatal(err)
 	}
+	// Below the slot, llama_decode's own "no KV slot" (return code 1) maps
+	// to ErrContextFull too.
+	if _, err := c.DecodeTokens(context.Background(), 0, 250, prompt[:20], true); !errors.Is(err, llama.ErrContextFull) {
+		t.Errorf("DecodeTokens past the end of the cache = %v, want ErrContextFull", err)
+	}
 	for i := 0; ; i++ {
 		if err := slot.Append(context.Background(), prompt[0]); err != nil {
 			if !errors.Is(err, llama.ErrContextFull) {

@@ -116,78 +116,81 @@ func bench(ctx context.Context, m *llama.Model, f benchFlags) (*benchReport, err
 	}
 	base := benchResult{Model: in.Description, Size: in.SizeBytes, Params: in.Params,
 		Backend: strings.Join(backends, ","), Threads: f.threads}
-	c, err := llama.NewContext(m, llama.ContextParams{
-		ContextSize: max(f.nPrompt+f.nGen, 512), BatchSize: f.batch, UBatchSize: f.ubatch,
+	rep := &benchReport{}
+	if f.nPrompt > 0 || f.nGen > 0 {
+		if err := benchSpeed(ctx, m, f, base, rep); err != nil {
+			return nil, err
+		}
+	}
+	if !f.noReuse && f.turns > 0 {
+		c, err := f.context(m, min(in.TrainContext, max(4096, f.turns*(f.turnTokens*2+128))))
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		if rep.Reuse, err = benchReuse(ctx, c, m, f.turns, f.turnTokens); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+func (f *benchFlags) context(m *llama.Model, size int) (*llama.Context, error) {
+	return llama.NewContext(m, llama.ContextParams{
+		ContextSize: size, BatchSize: f.batch, UBatchSize: f.ubatch,
 		Threads: f.threads, BatchThreads: f.threads, FlashAttention: f.flashAttn,
 	})
+}
+
+// benchSpeed runs the pp and tg tests as llama-bench does: a warm-up run,
+// then f.reps timed runs, each into an empty cache of n_prompt + n_gen.
+func benchSpeed(ctx context.Context, m *llama.Model, f benchFlags, base benchResult, rep *benchReport) error {
+	c, err := f.context(m, max(f.nPrompt+f.nGen, 512))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer c.Close()
-	rep := &benchReport{}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, test := range []struct {
-		name string
-		n    int
-		run  func() error
+	tests := []struct {
+		name      string
+		n, prompt int
+		run       func() error
 	}{
-		{fmt.Sprintf("pp%d", f.nPrompt), f.nPrompt, func() error { return benchPrompt(ctx, c, m, rng, f.nPrompt) }},
-		{fmt.Sprintf("tg%d", f.nGen), f.nGen, func() error { return benchGen(ctx, c, m, rng, f.nGen) }},
-	} {
+		{fmt.Sprintf("pp%d", f.nPrompt), f.nPrompt, f.nPrompt, func() error { return benchPrompt(ctx, c, m, rng, f.nPrompt) }},
+		{fmt.Sprintf("tg%d", f.nGen), f.nGen, 0, func() error { return benchGen(ctx, c, m, rng, f.nGen) }},
+	}
+	for _, test := range tests {
 		if test.n == 0 {
 			continue
 		}
 		r := base
-		r.Test = test.name
-		if strings.HasPrefix(test.name, "pp") {
-			r.NPrompt = test.n
-		} else {
-			r.NGen = test.n
-		}
-		// Warm-up run, as llama-bench does (it also faults in mmap'd weights).
-		if err := c.ClearMemory(false); err != nil {
-			return nil, err
-		}
-		if err := test.run(); err != nil {
-			return nil, err
-		}
-		c.ResetPerf()
-		for range f.reps {
+		r.Test, r.NPrompt, r.NGen = test.name, test.prompt, test.n-test.prompt
+		for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
 			if err := c.ClearMemory(false); err != nil {
-				return nil, err
+				return err
+			}
+			if i == 0 {
+				c.ResetPerf()
 			}
 			start := time.Now()
 			if err := test.run(); err != nil {
-				return nil, err
+				return err
 			}
-			r.Samples = append(r.Samples, float64(test.n)/time.Since(start).Seconds())
+			if i >= 0 {
+				r.Samples = append(r.Samples, float64(test.n)/time.Since(start).Seconds())
+			}
 		}
 		r.AvgTS, r.StdevTS = meanStdev(r.Samples)
 		rep.Results = append(rep.Results, r)
 		// llama.cpp counts multi-token decodes as prompt work and single
 		// tokens as generation (and reports an empty count as 1).
-		if p := c.Perf(); r.NPrompt > 0 {
+		if p := c.Perf(); test.prompt > 0 {
 			rep.Perf.PromptMs, rep.Perf.PromptTokens = p.PromptMs, p.PromptTokens
 		} else {
 			rep.Perf.EvalMs, rep.Perf.EvalTokens = p.EvalMs, p.EvalTokens
 		}
 	}
-	if !f.noReuse && f.turns > 0 {
-		c.Close() // the conversation gets a context of its own size
-		rc, err := llama.NewContext(m, llama.ContextParams{
-			ContextSize: min(in.TrainContext, max(4096, f.turns*(f.turnTokens*2+128))),
-			BatchSize:   f.batch, UBatchSize: f.ubatch, Threads: f.threads, BatchThreads: f.threads, FlashAttention: f.flashAttn,
-		})
-		if err != nil {
-			return nil, err
-		}
-		defer rc.Close()
-		rep.Reuse, err = benchReuse(ctx, rc, m, f.turns, f.turnTokens)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return rep, nil
+	return nil
 }
 
 // firstToken is BOS when the model adds one, else a random token, as in

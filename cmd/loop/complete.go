@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loopagent/loop/llama"
+	"github.com/spf13/pflag"
 )
 
 type completeFlags struct {
@@ -59,22 +60,7 @@ type timings struct {
 func runComplete(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f completeFlags
 	fs := newFlagSet("complete", stderr)
-	f.register(fs)
-	fs.StringVarP(&f.prompt, "prompt", "p", "", "prompt text")
-	fs.StringVarP(&f.file, "file", "f", "", "read the prompt from a file")
-	fs.IntVarP(&f.nPredict, "n-predict", "n", 128, "tokens to predict at most")
-	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 0, "context size (default: 4096, capped at the trained context)")
-	fs.IntVarP(&f.threads, "threads", "t", 0, "threads (default: all CPUs)")
-	fs.Float32Var(&f.temp, "temp", 0.8, "temperature; 0 or less is greedy")
-	fs.IntVar(&f.topK, "top-k", 40, "top-k (0: off)")
-	fs.Float32Var(&f.topP, "top-p", 0.95, "top-p (1: off)")
-	fs.Float32Var(&f.minP, "min-p", 0.05, "min-p (0: off)")
-	fs.Float32Var(&f.repeat, "repeat-penalty", 1.0, "repeat penalty (1: off)")
-	fs.IntVar(&f.repeatLastN, "repeat-last-n", 64, "tokens the repeat penalty looks back")
-	fs.Int64Var(&f.seed, "seed", -1, "sampling seed (-1: random)")
-	fs.StringVar(&f.grammarFile, "grammar-file", "", "constrain the output with a GBNF grammar file")
-	fs.StringArrayVar(&f.stop, "stop", nil, "stop when the output contains this text (repeatable)")
-	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON result instead of streaming")
+	f.registerAll(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -125,6 +111,26 @@ func runComplete(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintf(stdout, "timings: cache_n %d, prompt_n %d in %.2f ms (%.2f t/s), predicted_n %d in %.2f ms (%.2f t/s)\n",
 		t.CacheN, t.PromptN, t.PromptMs, t.PromptPerSecond, t.PredictedN, t.PredictedMs, t.PredictedPerSecond)
 	return nil
+}
+
+// registerAll binds the flags of `loop complete`, named as in llama.cpp.
+func (f *completeFlags) registerAll(fs *pflag.FlagSet) {
+	f.register(fs)
+	fs.StringVarP(&f.prompt, "prompt", "p", "", "prompt text")
+	fs.StringVarP(&f.file, "file", "f", "", "read the prompt from a file")
+	fs.IntVarP(&f.nPredict, "n-predict", "n", 128, "tokens to predict at most")
+	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 0, "context size (default: 4096, capped at the trained context)")
+	fs.IntVarP(&f.threads, "threads", "t", 0, "threads (default: all CPUs)")
+	fs.Float32Var(&f.temp, "temp", 0.8, "temperature; 0 or less is greedy")
+	fs.IntVar(&f.topK, "top-k", 40, "top-k (0: off)")
+	fs.Float32Var(&f.topP, "top-p", 0.95, "top-p (1: off)")
+	fs.Float32Var(&f.minP, "min-p", 0.05, "min-p (0: off)")
+	fs.Float32Var(&f.repeat, "repeat-penalty", 1.0, "repeat penalty (1: off)")
+	fs.IntVar(&f.repeatLastN, "repeat-last-n", 64, "tokens the repeat penalty looks back")
+	fs.Int64Var(&f.seed, "seed", -1, "sampling seed (-1: random)")
+	fs.StringVar(&f.grammarFile, "grammar-file", "", "constrain the output with a GBNF grammar file")
+	fs.StringArrayVar(&f.stop, "stop", nil, "stop when the output contains this text (repeatable)")
+	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON result instead of streaming")
 }
 
 // chain builds the sampler chain in llama.cpp's default order (penalties,
@@ -191,14 +197,31 @@ func complete(ctx context.Context, m *llama.Model, f completeFlags, prompt, gram
 	}
 	res.TokensEvaluated = len(toks)
 	res.Timings = timings{CacheN: st.CacheN, PromptN: st.PromptN, PromptMs: st.PromptMs, PromptPerSecond: st.PerSecond()}
+	start := time.Now()
+	if err := generate(ctx, m, slot, ch, f, res, out); err != nil {
+		return nil, err
+	}
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	res.Timings.PredictedN = res.TokensPredicted
+	res.Timings.PredictedMs = ms
+	if ms > 0 {
+		res.Timings.PredictedPerSecond = float64(res.TokensPredicted) / ms * 1000
+	}
+	return res, nil
+}
+
+// generate samples up to f.nPredict tokens after the slot's prompt,
+// streaming complete UTF-8 to out, and records why it stopped: eos (an
+// end-of-generation token), word (a stop string) or limit (n_predict or a
+// full context), as llama-server does.
+func generate(ctx context.Context, m *llama.Model, slot *llama.Slot, ch *llama.Sampler, f completeFlags, res *completion, out io.Writer) error {
 	var text strings.Builder
 	printed := 0
-	start := time.Now()
 	res.StopType = "limit"
 	for res.TokensPredicted < f.nPredict {
-		tok, err := ch.Sample(c, -1)
+		tok, err := ch.Sample(slot.Context(), -1)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		res.TokensPredicted++
 		if m.IsEOG(tok) {
@@ -222,20 +245,14 @@ func complete(ctx context.Context, m *llama.Model, f completeFlags, prompt, gram
 			if errors.Is(err, llama.ErrContextFull) {
 				break
 			}
-			return nil, err
+			return err
 		}
 	}
 	res.Content = text.String()
 	if printed < len(res.Content) {
 		io.WriteString(out, res.Content[printed:])
 	}
-	ms := float64(time.Since(start).Microseconds()) / 1000
-	res.Timings.PredictedN = res.TokensPredicted
-	res.Timings.PredictedMs = ms
-	if ms > 0 {
-		res.Timings.PredictedPerSecond = float64(res.TokensPredicted) / ms * 1000
-	}
-	return res, nil
+	return nil
 }
 
 // stopWord returns the first stop string in s and its index.

@@ -182,7 +182,15 @@ func model(s spec, sh shape, v *vocab) (ggml.KV, []*ggml.Tensor, error) {
 	if s.arch != "qwen2" && s.arch != "llama" {
 		return nil, nil, fmt.Errorf("unknown architecture %q (want qwen2 or llama)", s.arch)
 	}
-	headDim := sh.embd / sh.heads
+	if wtype == ggmlQ8_0 && (sh.embd%q8Block != 0 || sh.ff%q8Block != 0) {
+		return nil, nil, fmt.Errorf("q8_0 needs n_embd and n_ff divisible by %d", q8Block)
+	}
+	return metadata(s, sh, v, ftype), tensors(s, sh, len(v.tokens), wtype), nil
+}
+
+// metadata returns the GGUF keys llama.cpp reads for the architecture and
+// the tokenizer.
+func metadata(s spec, sh shape, v *vocab, ftype uint32) ggml.KV {
 	a := s.arch
 	kv := ggml.KV{
 		"general.architecture":                  a,
@@ -195,8 +203,10 @@ func model(s spec, sh shape, v *vocab) (ggml.KV, []*ggml.Tensor, error) {
 		a + ".feed_forward_length":              uint32(sh.ff),
 		a + ".attention.head_count":             uint32(sh.heads),
 		a + ".attention.head_count_kv":          uint32(sh.kvHeads),
-		a + ".rope.dimension_count":             uint32(headDim),
+		a + ".rope.dimension_count":             uint32(sh.embd / sh.heads),
 		a + ".vocab_size":                       uint32(len(v.tokens)),
+		a + ".attention.layer_norm_rms_epsilon": float32(1e-6),
+		a + ".rope.freq_base":                   float32(1e6),
 		"tokenizer.ggml.model":                  "gpt2",
 		"tokenizer.ggml.pre":                    v.pre,
 		"tokenizer.ggml.tokens":                 v.tokens,
@@ -206,8 +216,6 @@ func model(s spec, sh shape, v *vocab) (ggml.KV, []*ggml.Tensor, error) {
 		"tokenizer.ggml.eos_token_id":           v.eos,
 		"tokenizer.ggml.padding_token_id":       v.pad,
 		"tokenizer.ggml.add_bos_token":          v.addBOS,
-		a + ".attention.layer_norm_rms_epsilon": float32(1e-6),
-		a + ".rope.freq_base":                   float32(1e6),
 	}
 	if a == "llama" {
 		kv[a+".attention.layer_norm_rms_epsilon"] = float32(1e-5)
@@ -216,12 +224,14 @@ func model(s spec, sh shape, v *vocab) (ggml.KV, []*ggml.Tensor, error) {
 	if v.template != "" {
 		kv["tokenizer.chat_template"] = v.template
 	}
-	if wtype == ggmlQ8_0 && (sh.embd%q8Block != 0 || sh.ff%q8Block != 0) {
-		return nil, nil, fmt.Errorf("q8_0 needs n_embd and n_ff divisible by %d", q8Block)
-	}
+	return kv
+}
+
+// tensors returns the seeded random weights: N(0, 0.02) matrices, unit norm
+// weights, and Qwen2's q/k/v biases.
+func tensors(s spec, sh shape, nv int, wtype uint32) []*ggml.Tensor {
 	const std = 0.02
-	nv := len(v.tokens)
-	kvDim := headDim * sh.kvHeads
+	kvDim := sh.embd / sh.heads * sh.kvHeads
 	t := func(name string, kind uint32, cols, rows int, mean, sd float64) *ggml.Tensor {
 		r := &randomTensor{name: name, kind: kind, cols: cols, rows: rows, mean: mean, std: sd, seed: s.seed}
 		return r.tensor()
@@ -250,7 +260,7 @@ func model(s spec, sh shape, v *vocab) (ggml.KV, []*ggml.Tensor, error) {
 			t(p+"ffn_up.weight", wtype, sh.embd, sh.ff, 0, std),
 			t(p+"ffn_down.weight", wtype, sh.ff, sh.embd, 0, std),
 		)
-		if a == "qwen2" {
+		if s.arch == "qwen2" {
 			ts = append(ts,
 				t(p+"attn_q.bias", ggmlF32, sh.embd, 1, 0, std),
 				t(p+"attn_k.bias", ggmlF32, kvDim, 1, 0, std),
@@ -258,5 +268,5 @@ func model(s spec, sh shape, v *vocab) (ggml.KV, []*ggml.Tensor, error) {
 			)
 		}
 	}
-	return kv, ts, nil
+	return ts
 }
