@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -108,3 +109,11 @@ func (f *modelFlags) load(ctx context.Context, stderr io.Writer, vocabOnly bool)
 
 // defaultThreads is the thread count when -t is not given.
 func defaultThreads() int { return runtime.NumCPU() }
+
+// writeJSON prints v as indented JSON, with <, > and & as they are.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -97,10 +96,7 @@ func runComplete(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if f.jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(res)
+		return writeJSON(stdout, res)
 	}
 	t := res.Timings
 	fmt.Fprintf(stdout, "\n\nstop_type: %s\n", res.StopType)

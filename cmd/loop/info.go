@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -83,10 +82,7 @@ func runInfo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if f.jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
+		return writeJSON(stdout, r)
 	}
 	printInfo(stdout, r, f.metaKeys)
 	return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -58,7 +57,7 @@ func runTokenize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			p, _ := m.TokenPiece(t, true)
 			out.Tokens = append(out.Tokens, tok{t, p})
 		}
-		return json.NewEncoder(stdout).Encode(out)
+		return writeJSON(stdout, out)
 	}
 	if f.pieces {
 		for _, t := range toks {
