@@ -3,12 +3,14 @@ module github.com/loopagent/loop
 go 1.26
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/ollama/ollama v0.17.4
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/pflag v1.1.0
 	github.com/x448/float16 v0.8.4
 )
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
 	golang.org/x/sync v0.17.0 // indirect
+	golang.org/x/text v0.30.0 // indirect
 )

@@ -181,48 +181,108 @@ bool loop_sampler_allows(struct llama_sampler *s, llama_token tok) {
     return cur.size == 1 && std::isfinite(one.logit);
 }
 
+// fill_candidates copies the logits of output idx into buf.
+static bool fill_candidates(struct llama_context *ctx, int32_t idx, llama_token_data *buf, int32_t n_vocab,
+                            char *err, size_t n) {
+    const float *logits = llama_get_logits_ith(ctx, idx);
+    if (logits == nullptr) {
+        copy_err(err, n, "no logits for this batch index");
+        return false;
+    }
+    for (int32_t i = 0; i < n_vocab; i++) {
+        buf[i] = {i, logits[i], 0.0f};
+    }
+    return true;
+}
+
+// select_token applies s (after g, when g is set) to cur and returns the
+// selected candidate, or LLAMA_TOKEN_NULL with err set.
+static llama_token select_token(struct llama_sampler *s, struct llama_sampler *g, llama_token_data_array *cur,
+                                char *err, size_t n) {
+    try {
+        if (g != nullptr) {
+            llama_sampler_apply(g, cur);
+        }
+        llama_sampler_apply(s, cur);
+    } catch (const std::exception &e) {
+        copy_err(err, n, e.what());
+        return LLAMA_TOKEN_NULL;
+    }
+    if (cur->selected < 0 || cur->selected >= (int64_t) cur->size) {
+        copy_err(err, n, "the sampler chain selected no token (end it with greedy, dist or mirostat)");
+        return LLAMA_TOKEN_NULL;
+    }
+    if (!std::isfinite(cur->data[cur->selected].logit)) {
+        copy_err(err, n, "grammar: no token is allowed at this point");
+        return LLAMA_TOKEN_NULL;
+    }
+    return cur->data[cur->selected].id;
+}
+
 llama_token loop_chain_sample(struct llama_sampler *s, struct llama_context *ctx, int32_t idx,
                               llama_token_data *buf, int32_t n_vocab,
                               struct llama_sampler **grammars, int32_t n_grammars,
                               char *err, size_t n) {
     if (err != nullptr && n > 0) err[0] = '\0';
-    const float *logits = llama_get_logits_ith(ctx, idx);
-    if (logits == nullptr) {
-        copy_err(err, n, "no logits for this batch index");
+    if (!fill_candidates(ctx, idx, buf, n_vocab, err, n)) {
         return LLAMA_TOKEN_NULL;
-    }
-    for (int32_t i = 0; i < n_vocab; i++) {
-        buf[i] = {i, logits[i], 0.0f};
     }
     llama_token_data_array cur = {buf, (size_t) n_vocab, -1, false};
-    try {
-        llama_sampler_apply(s, &cur);
-    } catch (const std::exception &e) {
-        copy_err(err, n, e.what());
-        return LLAMA_TOKEN_NULL;
-    }
-    if (cur.selected < 0 || cur.selected >= (int64_t) cur.size) {
-        copy_err(err, n, "the sampler chain selected no token (end it with greedy, dist or mirostat)");
-        return LLAMA_TOKEN_NULL;
-    }
-    const llama_token_data sel = cur.data[cur.selected];
-    if (!std::isfinite(sel.logit)) {
-        copy_err(err, n, "grammar: no token is allowed at this point");
-        return LLAMA_TOKEN_NULL;
+    const llama_token tok = select_token(s, nullptr, &cur, err, n);
+    if (tok == LLAMA_TOKEN_NULL) {
+        return tok;
     }
     for (int32_t g = 0; g < n_grammars; g++) {
-        if (!loop_sampler_allows(grammars[g], sel.id)) {
+        if (!loop_sampler_allows(grammars[g], tok)) {
             copy_err(err, n, "grammar: the selected token is not allowed (is the grammar after the selecting sampler?)");
             return LLAMA_TOKEN_NULL;
         }
     }
     try {
-        llama_sampler_accept(s, sel.id);
+        llama_sampler_accept(s, tok);
     } catch (const std::exception &e) {
         copy_err(err, n, e.what());
         return LLAMA_TOKEN_NULL;
     }
-    return sel.id;
+    return tok;
+}
+
+llama_token loop_sample_grammar(struct llama_sampler *s, struct llama_sampler *g, struct llama_context *ctx,
+                                int32_t idx, llama_token_data *buf, int32_t n_vocab, bool rejection_first,
+                                bool *rejected, char *err, size_t n) {
+    if (err != nullptr && n > 0) err[0] = '\0';
+    *rejected = false;
+    if (!fill_candidates(ctx, idx, buf, n_vocab, err, n)) {
+        return LLAMA_TOKEN_NULL;
+    }
+    llama_token tok = LLAMA_TOKEN_NULL;
+    if (rejection_first) {
+        llama_token_data_array cur = {buf, (size_t) n_vocab, -1, false};
+        tok = select_token(s, nullptr, &cur, err, n);
+        if (tok == LLAMA_TOKEN_NULL) {
+            return tok;
+        }
+        if (!loop_sampler_allows(g, tok)) {
+            *rejected = true;
+            tok = LLAMA_TOKEN_NULL;
+            fill_candidates(ctx, idx, buf, n_vocab, err, n);
+        }
+    }
+    if (tok == LLAMA_TOKEN_NULL) {
+        llama_token_data_array cur = {buf, (size_t) n_vocab, -1, false};
+        tok = select_token(s, g, &cur, err, n);
+        if (tok == LLAMA_TOKEN_NULL) {
+            return tok;
+        }
+    }
+    try {
+        llama_sampler_accept(g, tok);
+        llama_sampler_accept(s, tok);
+    } catch (const std::exception &e) {
+        copy_err(err, n, e.what());
+        return LLAMA_TOKEN_NULL;
+    }
+    return tok;
 }
 
 void loop_batch_set(struct llama_batch *b, int32_t i, llama_token tok, llama_pos pos,

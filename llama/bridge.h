@@ -56,6 +56,16 @@ llama_token loop_chain_sample(struct llama_sampler *s, struct llama_context *ctx
                               struct llama_sampler **grammars, int32_t n_grammars,
                               char *err, size_t n);
 
+// loop_sample_grammar samples from output idx with the chain s under the
+// grammar sampler g (which is not part of s) and accepts the token in both.
+// With rejection_first it samples from s alone, checks that one token
+// against g, and only when g rejects it applies g to every candidate and
+// samples again, setting *rejected; otherwise g is applied to every candidate
+// first, as llama.cpp's common sampler does.
+llama_token loop_sample_grammar(struct llama_sampler *s, struct llama_sampler *g, struct llama_context *ctx,
+                                int32_t idx, llama_token_data *buf, int32_t n_vocab, bool rejection_first,
+                                bool *rejected, char *err, size_t n);
+
 // loop_batch_set writes token i of a batch allocated by llama_batch_init.
 void loop_batch_set(struct llama_batch *b, int32_t i, llama_token tok, llama_pos pos,
                     const llama_seq_id *seqs, int32_t n_seqs, bool logits);

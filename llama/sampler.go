@@ -169,6 +169,12 @@ func (m *Model) NewLogitBias(bias map[Token]float32) (*Sampler, error) {
 // grammar, starting at rule root ("root" when empty). A grammar that does not
 // parse, or an empty one, is an error wrapping ErrGrammar: the sampler never
 // runs unconstrained.
+//
+// llama.cpp's left-recursion check is approximate: a grammar in which an
+// unbounded repetition can match the empty string, such as
+// root ::= ("a"?)*, passes it and overflows the stack later. Grammars from
+// outside the program should go through engine.CompileGrammar, which
+// validates them in Go first.
 func (m *Model) NewGrammar(gbnf, root string) (*Sampler, error) {
 	return m.newGrammar(gbnf, root, false, nil, nil)
 }
@@ -344,11 +350,7 @@ func (s *Sampler) Sample(c *Context, idx int) (Token, error) {
 		return NoToken, newError(op, s.name, err)
 	}
 	n := c.model.nVocab
-	if s.nCands < n {
-		C.free(unsafe.Pointer(s.cands))
-		s.cands = (*C.llama_token_data)(C.malloc(C.size_t(n) * C.sizeof_llama_token_data))
-		s.nCands = n
-	}
+	s.ensureCandidates(n)
 	gs := s.grammars()
 	var gp **C.struct_llama_sampler
 	if len(gs) > 0 {
@@ -359,11 +361,7 @@ func (s *Sampler) Sample(c *Context, idx int) (Token, error) {
 	var errbuf [256]C.char
 	t := C.loop_chain_sample(s.s, c.c, C.int32_t(idx), s.cands, C.int32_t(n), gp, C.int32_t(len(gs)), &errbuf[0], C.size_t(len(errbuf)))
 	if t == C.LLAMA_TOKEN_NULL {
-		msg := C.GoString(&errbuf[0])
-		if len(gs) > 0 && len(msg) > 8 && msg[:8] == "grammar:" {
-			return NoToken, newError(op, s.name, detail(ErrGrammar, "%s", msg[9:]))
-		}
-		return NoToken, newError(op, s.name, errors.New(msg))
+		return NoToken, sampleError(op, s.name, C.GoString(&errbuf[0]))
 	}
 	return Token(t), nil
 }
@@ -506,4 +504,97 @@ func grammarMessage(printed, logged string) string {
 		}
 	}
 	return "llama.cpp could not parse it"
+}
+
+// GrammarMode says how SampleGrammar applies a grammar.
+type GrammarMode int
+
+const (
+	// RejectionFirst samples from the chain alone, checks that one token
+	// against the grammar, and applies the grammar to the full candidate
+	// list only when it rejects the token. It is the default.
+	RejectionFirst GrammarMode = iota
+	// GrammarFirst applies the grammar to every candidate before the chain,
+	// as llama.cpp's common sampler does at the pinned commit.
+	GrammarFirst
+)
+
+// SampleGrammar samples from output idx of c's last decode with the chain s
+// under grammar g, a grammar sampler that is not part of s, and accepts the
+// token in both. It reports whether the grammar rejected the chain's first
+// choice (always false in GrammarFirst mode). An error wrapping ErrGrammar
+// means the grammar allows no token here.
+func (s *Sampler) SampleGrammar(c *Context, idx int, g *Sampler, mode GrammarMode) (tok Token, rejected bool, err error) {
+	const op = "sample with grammar"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s.s == nil || g.s == nil {
+		return NoToken, false, newError(op, s.name, ErrClosed)
+	}
+	if !g.grammar || g.owner != nil {
+		return NoToken, false, newError(op, g.name, detail(ErrInvalidArgument, "g must be a grammar sampler outside any chain"))
+	}
+	if err := c.lock(op); err != nil {
+		return NoToken, false, err
+	}
+	defer c.mu.Unlock()
+	if err := c.checkOutput(idx); err != nil {
+		return NoToken, false, newError(op, s.name, err)
+	}
+	s.ensureCandidates(c.model.nVocab)
+	var errbuf [256]C.char
+	var rej C.bool
+	t := C.loop_sample_grammar(s.s, g.s, c.c, C.int32_t(idx), s.cands, C.int32_t(c.model.nVocab),
+		C.bool(mode == RejectionFirst), &rej, &errbuf[0], C.size_t(len(errbuf)))
+	if t == C.LLAMA_TOKEN_NULL {
+		return NoToken, bool(rej), sampleError(op, s.name, C.GoString(&errbuf[0]))
+	}
+	return Token(t), bool(rej), nil
+}
+
+// ensureCandidates makes sure the candidate buffer holds n tokens.
+func (s *Sampler) ensureCandidates(n int) {
+	if s.nCands < n {
+		C.free(unsafe.Pointer(s.cands))
+		s.cands = (*C.llama_token_data)(C.malloc(C.size_t(n) * C.sizeof_llama_token_data))
+		s.nCands = n
+	}
+}
+
+// sampleError turns a bridge message into an error; "grammar: ..." messages
+// wrap ErrGrammar.
+func sampleError(op, name, msg string) error {
+	if rest, ok := strings.CutPrefix(msg, "grammar: "); ok {
+		return newError(op, name, detail(ErrGrammar, "%s", rest))
+	}
+	return newError(op, name, errors.New(msg))
+}
+
+// CheckGrammar parses GBNF with llama.cpp's own parser, without a model:
+// the check the grammar package's goldens and `loop grammar --check` make.
+// Token references (<|im_end|>, <[id]>) need a vocabulary and are reported
+// as errors here; use Model.NewGrammar for those.
+func CheckGrammar(gbnf, root string) error {
+	const op = "check grammar"
+	initBackend()
+	if gbnf == "" {
+		return newError(op, "", detail(ErrGrammar, "empty grammar"))
+	}
+	if root == "" {
+		root = "root"
+	}
+	cg, croot := C.CString(gbnf), C.CString(root)
+	defer C.free(unsafe.Pointer(cg))
+	defer C.free(unsafe.Pointer(croot))
+	var errbuf [4096]C.char
+	errs := captureErrors()
+	g := C.loop_sampler_init_grammar(nil, cg, croot, false, nil, 0, nil, 0, &errbuf[0], C.size_t(len(errbuf)))
+	logged := errs.stop()
+	if g == nil {
+		return newError(op, "", detail(ErrGrammar, "%s", grammarMessage(C.GoString(&errbuf[0]), logged)))
+	}
+	C.llama_sampler_free(g)
+	return nil
 }

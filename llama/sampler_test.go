@@ -216,3 +216,57 @@ func TestChainWithoutSelection(t *testing.T) {
 		t.Errorf("Sample with a chain that selects nothing = %v, want an error", err)
 	}
 }
+
+// TestSampleGrammarModes generates the seed 004 Example 1 call with the
+// grammar outside the chain, rejection-first and grammar-first: both follow
+// the grammar, and rejection-first applies the grammar to the full
+// vocabulary only on the tokens it rejected.
+func TestSampleGrammarModes(t *testing.T) {
+	m := load(t, testmodels.TinyQwen15F32)
+	c := newContext(t, m, llama.ContextParams{ContextSize: 512})
+	ctx := context.Background()
+	for _, mode := range []llama.GrammarMode{llama.RejectionFirst, llama.GrammarFirst} {
+		g, err := m.NewGrammar(toolCallGBNF, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := llama.NewChain(true)
+		ch.Add(llama.NewTopK(40))
+		ch.Add(llama.NewTemp(0.8))
+		ch.Add(llama.NewDist(7))
+		slot, _ := llama.NewSlot(c, 0)
+		if _, err := slot.Prefill(ctx, tokenize(t, m, samplePrompt)); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		rejections, n := 0, 0
+		for ; n < 80; n++ {
+			tok, rej, err := ch.SampleGrammar(c, -1, g, mode)
+			if err != nil {
+				t.Fatalf("mode %d: SampleGrammar: %v", mode, err)
+			}
+			if rej {
+				rejections++
+			}
+			if m.IsEOG(tok) {
+				break
+			}
+			p, _ := m.TokenPiece(tok, false)
+			out.WriteString(p)
+			slot.Append(ctx, tok)
+		}
+		s := out.String()
+		if !strings.HasPrefix(s, "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"") || !strings.HasSuffix(s, "\"}}\n</tool_call>") {
+			t.Errorf("mode %d: output %q does not match the grammar", mode, s)
+		}
+		if mode == llama.GrammarFirst && rejections != 0 {
+			t.Errorf("grammar-first reported %d rejections", rejections)
+		}
+		if mode == llama.RejectionFirst && (rejections == 0 || rejections > n+1) {
+			t.Errorf("rejection-first: %d rejections in %d tokens", rejections, n+1)
+		}
+		t.Logf("mode %d: %d tokens, %d rejected: %q", mode, n+1, rejections, s)
+		ch.Close()
+		g.Close()
+	}
+}

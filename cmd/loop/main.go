@@ -5,6 +5,8 @@
 //	loop tokenize -m model.gguf [--pieces] [--no-parse-special] [-f FILE | TEXT]
 //	loop complete -m model.gguf -p PROMPT [-n N] [--temp T] [--seed S] [--grammar-file F]
 //	loop bench -m model.gguf [-p 512] [-n 128] [-t N] [-r 3] [--json]
+//	loop explain-sampling [--json]
+//	loop grammar --check FILE [-m model.gguf] | --schema FILE | --tools FILE [--tool-choice C]
 package main
 
 import (
@@ -31,6 +33,8 @@ var commands = []command{
 	{"tokenize", "tokenize text with a model's vocabulary", runTokenize},
 	{"complete", "complete a raw prompt", runComplete},
 	{"bench", "measure prefill, decode and prompt-cache reuse", runBench},
+	{"explain-sampling", "show how temperature, min_p and a repeat penalty change a tool call's odds", runExplainSampling},
+	{"grammar", "check a GBNF grammar, or build one from a JSON Schema or tools", runGrammar},
 }
 
 func main() {

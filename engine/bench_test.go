@@ -1,0 +1,129 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/loopagent/loop/engine"
+	"github.com/loopagent/loop/grammar"
+	"github.com/loopagent/loop/internal/testmodels"
+	"github.com/loopagent/loop/llama"
+)
+
+func benchThreads() int {
+	if n, err := strconv.Atoi(os.Getenv("LOOP_BENCH_THREADS")); err == nil && n > 0 {
+		return n
+	}
+	return 2
+}
+
+// Grammars for the per-token benchmark: a free JSON string, where a random
+// model's choice is usually allowed, and the seed's tool call, where it
+// almost never is.
+var benchGrammars = []struct{ name, gbnf string }{
+	{"string", `root ::= "\"" char{0,400} "\""` + "\n" + `char ::= [^"\\\x7F\x00-\x1F] | [\\] (["\\bfnrt] | "u" [0-9a-fA-F]{4})`},
+	{"toolcall", `root ::= "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"" [a-zA-Z./]{1,200} "\"}}\n</tool_call>"`},
+}
+
+// BenchmarkGrammarPerToken measures a generation step (sample and decode
+// one token) on the bench model: without a grammar, grammar-first (the
+// grammar over the whole vocabulary every token, as llama.cpp's common
+// sampler does) and rejection-first. It reports the share of tokens the
+// grammar rejected.
+func BenchmarkGrammarPerToken(b *testing.B) {
+	m := load(b, testmodels.BenchQwen2Q8)
+	t := benchThreads()
+	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: 1024, Threads: t, BatchThreads: t, FlashAttention: "off"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	prompt, _ := m.Tokenize("<|im_start|>user\nWrite the answer as JSON.<|im_end|>\n<|im_start|>assistant\n", false, true)
+	run := func(b *testing.B, gbnf string, mode llama.GrammarMode) {
+		slot, _ := llama.NewSlot(c, 0)
+		tokens, rejected := 0, 0
+		for b.Loop() {
+			var g *llama.Sampler
+			if gbnf != "" {
+				g, _ = engine.CompileGrammar(m, gbnf)
+			}
+			ch := defaultChain(b, 1)
+			res, err := engine.Generate(context.Background(), slot, engine.Request{Prompt: prompt, Chain: ch, Grammar: g, GrammarMode: mode, NPredict: 32})
+			if err != nil {
+				b.Fatal(err)
+			}
+			tokens += len(res.Tokens)
+			rejected += res.Rejections
+			ch.Close()
+			if g != nil {
+				g.Close()
+			}
+		}
+		b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(tokens), "ms/token")
+		if gbnf != "" {
+			b.ReportMetric(100*float64(rejected)/float64(tokens), "%rejected")
+		}
+	}
+	b.Run("none", func(b *testing.B) { run(b, "", llama.RejectionFirst) })
+	for _, g := range benchGrammars {
+		b.Run(g.name+"/grammar-first", func(b *testing.B) { run(b, g.gbnf, llama.GrammarFirst) })
+		b.Run(g.name+"/rejection-first", func(b *testing.B) { run(b, g.gbnf, llama.RejectionFirst) })
+	}
+}
+
+// BenchmarkToolGrammar builds the required tool-call grammar for 60 and 100
+// tools of real size, compiles it with llama.cpp, and samples the first
+// token, as llama.cpp #30056's request needed and failed to do.
+func BenchmarkToolGrammar(b *testing.B) {
+	m := load(b, testmodels.TinyQwen3F16)
+	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: 512, Threads: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	prompt, _ := m.Tokenize("<|im_start|>assistant\n", false, true)
+	slot, _ := llama.NewSlot(c, 0)
+	if _, err := slot.Prefill(context.Background(), prompt); err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{60, 100} {
+		tools := realTools(n)
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			var size, rules int
+			var goMs, llamaMs float64
+			for b.Loop() {
+				start := time.Now()
+				cg, err := grammar.ToolCalls(grammar.Hermes, tools, grammar.CallOptions{Choice: grammar.Choice{Mode: grammar.ChoiceRequired}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				mid := time.Now()
+				g, err := engine.CompileCalls(m, cg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ch := defaultChain(b, 1)
+				if _, _, err := ch.SampleGrammar(c, -1, g, llama.RejectionFirst); err != nil {
+					b.Fatal(err)
+				}
+				llamaMs += float64(time.Since(mid).Microseconds()) / 1000
+				goMs += float64(mid.Sub(start).Microseconds()) / 1000
+				ch.Close()
+				g.Close()
+				size = len(cg.GBNF)
+				if pg, err := grammar.Parse(cg.GBNF); err == nil {
+					rules = len(pg.Rules)
+				}
+			}
+			b.ReportMetric(float64(size), "grammar-bytes")
+			b.ReportMetric(float64(rules), "rules")
+			b.ReportMetric(goMs/float64(b.N), "build-ms")
+			b.ReportMetric(llamaMs/float64(b.N), "llama-compile+first-token-ms")
+		})
+	}
+}

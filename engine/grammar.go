@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/loopagent/loop/grammar"
+	"github.com/loopagent/loop/llama"
+)
+
+// CompileGrammar checks GBNF with loop's parser and validator, then
+// compiles it with llama.cpp's into a grammar sampler for Request.Grammar.
+// The check comes first because llama.cpp's own left-recursion check is
+// approximate: a grammar such as root ::= ("a"?)* passes it and then
+// overflows the stack on the first token.
+func CompileGrammar(m *llama.Model, gbnf string) (*llama.Sampler, error) {
+	if err := Check(gbnf); err != nil {
+		return nil, err
+	}
+	return m.NewGrammar(gbnf, "root")
+}
+
+// Check parses and validates GBNF in Go, with root as the start rule.
+func Check(gbnf string) error {
+	g, err := grammar.Parse(gbnf)
+	if err != nil {
+		return err
+	}
+	return g.Validate("root")
+}
+
+// CompileCalls compiles a tool-call grammar. A lazy grammar waits for its
+// triggers: a trigger that is one token of the vocabulary (such as
+// <tool_call> in Qwen's) becomes a trigger token, any other a pattern that
+// matches it anywhere in the output, as llama-server's word triggers do. A
+// nil g (tool_choice none) gives a nil sampler.
+func CompileCalls(m *llama.Model, g *grammar.CallGrammar) (*llama.Sampler, error) {
+	if g == nil {
+		return nil, nil
+	}
+	if err := Check(g.GBNF); err != nil {
+		return nil, err
+	}
+	if !g.Lazy {
+		return m.NewGrammar(g.GBNF, "root")
+	}
+	var tokens []llama.Token
+	var words []string
+	for _, w := range g.Triggers {
+		toks, err := m.Tokenize(w, false, true)
+		if err != nil {
+			return nil, err
+		}
+		if len(toks) == 1 {
+			tokens = append(tokens, toks[0])
+		} else {
+			words = append(words, regexp.QuoteMeta(w))
+		}
+	}
+	var patterns []string
+	if len(words) > 0 {
+		patterns = []string{`[\s\S]*?(` + joinAlt(words) + `)[\s\S]*`}
+	}
+	return m.NewLazyGrammar(g.GBNF, "root", patterns, tokens)
+}
+
+func joinAlt(ws []string) string { return strings.Join(ws, "|") }
