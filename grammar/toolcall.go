@@ -73,18 +73,24 @@ func ParseChoice(raw json.RawMessage) (Choice, error) {
 // the chat-format families fill in.
 type Format struct {
 	Name      string
+	ListOpen  string // before all calls, e.g. "[TOOL_CALLS][" (Mistral)
+	ListClose string // after all calls, e.g. "]"
 	Open      string // before each call, e.g. "<tool_call>\n"
 	Close     string // after each call, e.g. "\n</tool_call>"
 	Separator string // between parallel calls
 	NameKey   string // key of the function name, "name"
 	ArgsKey   string // key of the arguments, "arguments" (Llama 3: "parameters")
-	Trigger   string // the text that starts a call, for lazy grammars
+	// IDKey, when set, is a key after the arguments whose value matches
+	// IDRule, a GBNF expression (Mistral: "id", [a-zA-Z0-9]{9}).
+	IDKey, IDRule string
+	// Triggers are the texts that start a call, for lazy grammars.
+	Triggers []string
 }
 
 // Hermes is the <tool_call> JSON form of Hermes, Qwen 2.5 and Qwen3.
 var Hermes = Format{
 	Name: "hermes", Open: "<tool_call>\n", Close: "\n</tool_call>", Separator: "\n",
-	NameKey: "name", ArgsKey: "arguments", Trigger: "<tool_call>",
+	NameKey: "name", ArgsKey: "arguments", Triggers: []string{"<tool_call>"},
 }
 
 // Block is a delimited block allowed before a required call, such as
@@ -141,20 +147,23 @@ func ToolCalls(f Format, tools []Tool, opts CallOptions) (*CallGrammar, error) {
 		objects = append(objects, r)
 	}
 	obj := b.Rule("call-object", strings.Join(objects, " | "))
-	call := b.Rule("call", Quote(f.Open)+" "+obj+" "+Quote(f.Close))
+	call := b.Rule("call", join(join(quoteOr(f.Open), obj), quoteOr(f.Close)))
 	calls := call
 	if opts.Parallel {
 		max := -1
 		if opts.MaxCalls > 0 {
 			max = opts.MaxCalls - 1
 		}
-		calls = b.Rule("calls", call+" "+repetition("("+Quote(f.Separator)+" "+call+")", 0, max, ""))
+		calls = b.Rule("calls", call+" "+repetition("("+join(quoteOr(f.Separator), call)+")", 0, max, ""))
+	}
+	if f.ListOpen != "" || f.ListClose != "" {
+		calls = b.Rule("call-list", join(join(quoteOr(f.ListOpen), calls), quoteOr(f.ListClose)))
 	}
 	g := &CallGrammar{}
 	root := calls
 	switch {
 	case opts.Choice.Mode == ChoiceAuto:
-		g.Lazy, g.Triggers = true, []string{f.Trigger}
+		g.Lazy, g.Triggers = true, f.Triggers
 	case opts.Reasoning != nil:
 		r := b.block("reasoning", *opts.Reasoning)
 		root = r + "? " + calls
@@ -199,9 +208,20 @@ func (b *Builder) callObject(f Format, t Tool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	body := fmt.Sprintf(`"{" space %s space ":" space %s space "," space %s space ":" space %s "}" space`,
+	body := fmt.Sprintf(`"{" space %s space ":" space %s space "," space %s space ":" space %s`,
 		Quote(jsonString(f.NameKey)), Quote(jsonString(t.Name)), Quote(jsonString(f.ArgsKey)), args)
-	return b.Rule("tool-"+t.Name, body), nil
+	if f.IDKey != "" {
+		body += fmt.Sprintf(` "," space %s space ":" space "\"" %s "\"" space`, Quote(jsonString(f.IDKey)), f.IDRule)
+	}
+	return b.Rule("tool-"+t.Name, body+` "}" space`), nil
+}
+
+// quoteOr quotes s, or returns "" for an empty s (no element).
+func quoteOr(s string) string {
+	if s == "" {
+		return ""
+	}
+	return Quote(s)
 }
 
 // block is Open, any text without Close, Close, then up to two newlines.

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/internal/decimal"
 	"github.com/loopagent/loop/llama"
 )
@@ -25,6 +27,8 @@ type infoReport struct {
 	EOS           tokenRef          `json:"eos"`
 	EOT           tokenRef          `json:"eot"`
 	ChatTemplates []string          `json:"chat_templates"`
+	TemplateCaps  *chat.Caps        `json:"chat_template_caps,omitempty"`
+	CallFormat    *chat.Detection   `json:"tool_call_format,omitempty"`
 	Memory        memoryEstimate    `json:"memory"`
 	SystemInfo    string            `json:"system_info"`
 	Devices       []llama.Device    `json:"devices"`
@@ -110,8 +114,13 @@ func buildInfo(m *llama.Model, ctxSize int) (*infoReport, error) {
 		Devices:    llama.Devices(),
 		Metadata:   map[string]string{},
 	}
-	if _, ok := m.ChatTemplate(""); ok {
+	if src, ok := m.ChatTemplate(""); ok {
 		r.ChatTemplates = append(r.ChatTemplates, "default")
+		bos, eos := r.BOS.Text, r.EOS.Text
+		if t, err := chat.NewTemplate(src, bos, eos); err == nil {
+			caps, det := t.Caps(), chat.DetectFormat(t)
+			r.TemplateCaps, r.CallFormat = &caps, &det
+		}
 	}
 	r.ChatTemplates = append(r.ChatTemplates, m.ChatTemplateNames()...)
 	for _, kv := range m.Metadata() {
@@ -139,6 +148,11 @@ func printInfo(w io.Writer, r *infoReport, meta bool) {
 		tmpl = strings.Join(r.ChatTemplates, ", ")
 	}
 	fmt.Fprintf(w, "chat templates: %s\n", tmpl)
+	if r.TemplateCaps != nil {
+		caps, _ := json.Marshal(r.TemplateCaps)
+		fmt.Fprintf(w, "template caps:  %s\n", caps)
+		fmt.Fprintf(w, "call format:    %s (%s)\n", r.CallFormat.Format, r.CallFormat.Reason)
+	}
 	fmt.Fprintf(w, "memory:         at %d tokens of context: %s\n", r.Memory.Context, r.Memory)
 	fmt.Fprintf(w, "system info:    %s\n", r.SystemInfo)
 	for _, d := range r.Devices {

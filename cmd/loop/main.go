@@ -7,6 +7,8 @@
 //	loop bench -m model.gguf [-p 512] [-n 128] [-t N] [-r 3] [--json]
 //	loop explain-sampling [--json]
 //	loop grammar --check FILE [-m model.gguf] | --schema FILE | --tools FILE [--tool-choice C]
+//	loop template -m model.gguf --messages conv.json [--tools tools.json] [--chat-template-file F]
+//	loop chat -m model.gguf --messages conv.json [--tools tools.json] [--tool-choice required] [--json]
 package main
 
 import (
@@ -35,6 +37,8 @@ var commands = []command{
 	{"bench", "measure prefill, decode and prompt-cache reuse", runBench},
 	{"explain-sampling", "show how temperature, min_p and a repeat penalty change a tool call's odds", runExplainSampling},
 	{"grammar", "check a GBNF grammar, or build one from a JSON Schema or tools", runGrammar},
+	{"template", "render a conversation with the model's chat template and count its tokens", runTemplate},
+	{"chat", "complete a chat with tools: render, generate under the call grammar, parse, validate", runChat},
 }
 
 func main() {

@@ -54,6 +54,8 @@ func TestInfo(t *testing.T) {
 		"architecture:   qwen2", "trained ctx:    32768", "vocabulary:     151646 tokens; BOS 151643",
 		"chat templates: default", "memory:         at 32768 tokens of context: weights 0.08 GB + KV 0.01 GB",
 		"system info:    CPU :", "tokenizer.ggml.pre", `"qwen2"`,
+		`template caps:  {"supports_object_arguments":true,"supports_parallel_tool_calls":true,"supports_preserve_reasoning":false,"supports_reasoning_effort":false,"supports_string_content":true,"supports_system_role":true,"supports_tool_calls":true,"supports_tools":true,"supports_typed_content":false}`,
+		"call format:    hermes",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("loop info output lacks %q:\n%s", want, out)
@@ -172,4 +174,37 @@ func TestErrors(t *testing.T) {
 	if code, _, _ := runLoop(t, "info", "--help"); code != 0 {
 		t.Errorf("loop info --help exited %d", code)
 	}
+}
+
+// TestTemplateCommand repeats seed 004 Example 1's count: the prompt with
+// one tool is 190 tokens, 35 without it, so the tool costs 155.
+func TestTemplateCommand(t *testing.T) {
+	model := testmodels.Path(t, testmodels.TinyQwen15F32)
+	dir := t.TempDir()
+	conv := filepath.Join(dir, "conv.json")
+	tools := filepath.Join(dir, "tools.json")
+	os.WriteFile(conv, []byte(`[{"role": "user", "content": "What is in pom.xml?"}]`), 0o644)
+	os.WriteFile(tools, []byte(`[{"type": "function", "function": {"name": "read_file", "description": "Read a text file from the workspace", "parameters": {"type": "object", "properties": {"path": {"type": "string", "description": "Path relative to the workspace root"}}, "required": ["path"]}}}]`), 0o644)
+	code, out, errOut := runLoop(t, "template", "-m", model, "--messages", conv, "--tools", tools, "--json")
+	var r templateReport
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("loop template = %d: %s %s", code, out, errOut)
+	}
+	want, _ := os.ReadFile(filepath.Join("..", "..", "llama", "testdata", "TestSeedTokenCounts", "seed004-example1-tools.txt"))
+	if r.Prompt != string(want) || r.Tokens != 190 || r.NoTools != 35 || r.ToolsCost != 155 || r.Format.Format != "hermes" {
+		t.Errorf("loop template: %d tokens, %d without tools, tools %d, format %s; prompt equal to the seed's: %v",
+			r.Tokens, r.NoTools, r.ToolsCost, r.Format.Format, r.Prompt == string(want))
+	}
+	code, out, _ = runLoop(t, "template", "-m", model, "--messages", conv, "--chat-template-file",
+		filepath.Join(templatesDir(), "meta-llama-Llama-3.1-8B-Instruct.jinja"))
+	if code != 0 || !strings.Contains(out, "<|start_header_id|>user<|end_header_id|>") {
+		t.Errorf("loop template --chat-template-file = %d, %q", code, out)
+	}
+}
+
+func templatesDir() string {
+	if d := os.Getenv("LOOP_CHAT_TEMPLATES"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "shared", "chat-templates")
 }

@@ -72,7 +72,14 @@ func qwenVocab(dir string, allAdded bool) (*vocab, error) {
 	if tk.Model.Type != "BPE" {
 		return nil, fmt.Errorf("%s: model type %q, want BPE", dir, tk.Model.Type)
 	}
+	// The Qwen1.5-style vocabulary ends sequences with <|endoftext|>, as
+	// llama.cpp's ggml-vocab-qwen2.gguf and the seeds' tiny model do (their
+	// Mistral render prints it as eos_token); <|im_end|> still ends
+	// generation, being an end-of-generation token by its text.
 	v := &vocab{pre: "qwen2", bos: 151643, eos: 151645, pad: 151643}
+	if !allAdded {
+		v.eos = 151643
+	}
 	v.tokens = make([]string, len(tk.Model.Vocab))
 	for tok, id := range tk.Model.Vocab {
 		if id < 0 || id >= len(v.tokens) || v.tokens[id] != "" {

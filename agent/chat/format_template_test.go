@@ -1,0 +1,73 @@
+package chat
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestParseTemplateRenders renders calls with the real chat templates and
+// parses the assistant turn back with the template's format: what a model
+// trained on the template writes is what the parser reads.
+func TestParseTemplateRenders(t *testing.T) {
+	pom := call("call0abc1", "read_file", `{"path":"pom.xml"}`)
+	readme := call("call0abc2", "read_file", `{"path":"README.md"}`)
+	tests := []struct {
+		template, format string
+		calls            []ToolCall
+		ids              bool // the template writes the ids
+	}{
+		{"Qwen-Qwen2.5-7B-Instruct", "hermes", []ToolCall{pom, readme}, false},
+		{"NousResearch-Hermes-3-Llama-3.1-8B-tool_use", "hermes", []ToolCall{pom, readme}, false},
+		{"NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use", "hermes", []ToolCall{pom, readme}, false},
+		{"Qwen-Qwen3-0.6B", "hermes", []ToolCall{pom, readme}, false},
+		{"meta-llama-Llama-3.1-8B-Instruct", "llama3", []ToolCall{pom}, false},
+		{"meta-llama-Llama-3.2-3B-Instruct", "llama3", []ToolCall{pom}, false},
+		{"mistralai-Mistral-Nemo-Instruct-2407", "mistral", []ToolCall{pom, readme}, true},
+		{"Mistral-Small-3.2-24B-Instruct-2506", "mistral", []ToolCall{pom, readme}, true},
+		{"unsloth-mistral-Devstral-Small-2507", "mistral", []ToolCall{pom, readme}, false},
+		{"openai-gpt-oss-120b", "harmony", []ToolCall{pom}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.template, func(t *testing.T) {
+			reply := renderedReply(t, tt.template, tt.calls)
+			got := testFormat(t, tt.format).Parse(reply)
+			want := Parsed{}
+			for _, c := range tt.calls {
+				if !tt.ids {
+					c.ID = ""
+				}
+				want.Calls = append(want.Calls, c)
+			}
+			if diff := cmp.Diff(want, got, parsedOpts); diff != "" {
+				t.Errorf("Parse(%q) (-want +got):\n%s", reply, diff)
+			}
+			checkStream(t, func() Format { return testFormat(t, tt.format) }, reply, 1)
+		})
+	}
+}
+
+// renderedReply renders an assistant turn with calls and returns what
+// follows the generation prompt, up to the end-of-turn token.
+func renderedReply(t *testing.T, name string, calls []ToolCall) string {
+	t.Helper()
+	tmpl := loadTemplate(t, name, "<s>", "</s>")
+	user := Message{Role: "user", Content: "What is in pom.xml?"}
+	prompt, err := tmpl.Render(RenderInput{Messages: []Message{user}, Tools: parseTools[:1], AddGenerationPrompt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := tmpl.Render(RenderInput{Messages: []Message{user, {Role: "assistant", ToolCalls: calls}}, Tools: parseTools[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, ok := strings.CutPrefix(full, prompt)
+	if !ok {
+		t.Fatalf("the rendered call does not follow the generation prompt:\nprompt: %q\nfull:   %q", prompt, full)
+	}
+	for _, end := range []string{"<|im_end|>", "<|eot_id|>", "<|eom_id|>", "</s>"} {
+		reply, _, _ = strings.Cut(reply, end)
+	}
+	return reply
+}

@@ -1,0 +1,86 @@
+package chat
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// checkGolden compares got with testdata/<test>/<file>, or rewrites the
+// file with -update. Files taken from the seed texts are not goldens: read
+// them with readTestdata, never through checkGolden.
+func checkGolden(t *testing.T, file, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", strings.SplitN(t.Name(), "/", 2)[0], file)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./agent/chat -update to write it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+// readTestdata reads testdata/<path>.
+func readTestdata(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// templateDir is where the chat templates of the conformance set are:
+// $LOOP_CHAT_TEMPLATES, else /work/shared/chat-templates.
+func templateDir() string {
+	if dir := os.Getenv("LOOP_CHAT_TEMPLATES"); dir != "" {
+		return dir
+	}
+	return filepath.Join("..", "..", "..", "shared", "chat-templates")
+}
+
+// templateNames lists the templates of templateDir, without ".jinja".
+func templateNames(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(templateDir(), "*.jinja"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no chat templates in %s: set LOOP_CHAT_TEMPLATES to a folder of *.jinja files (llama.cpp's models/templates)", templateDir())
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = strings.TrimSuffix(filepath.Base(f), ".jinja")
+	}
+	sort.Strings(names)
+	return names
+}
+
+// loadTemplate compiles templateDir/<name>.jinja.
+func loadTemplate(t testing.TB, name, bos, eos string) *Template {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(templateDir(), name+".jinja"))
+	if err != nil {
+		t.Fatalf("%v: set LOOP_CHAT_TEMPLATES to a folder of llama.cpp's models/templates", err)
+	}
+	tmpl, err := NewTemplate(string(src), bos, eos)
+	if err != nil {
+		t.Fatalf("NewTemplate(%s) = %v", name, err)
+	}
+	return tmpl
+}

@@ -1,0 +1,169 @@
+package chat
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+)
+
+// idAlphabet is llama-server's: random_string in tools/server/server-common.cpp.
+const idAlphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+// randomID returns n characters of idAlphabet from r (nil: the global
+// generator).
+func randomID(r *rand.Rand, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		var k int
+		if r == nil {
+			k = rand.IntN(len(idAlphabet))
+		} else {
+			k = r.IntN(len(idAlphabet))
+		}
+		b[i] = idAlphabet[k]
+	}
+	return string(b)
+}
+
+func isAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *format) NewID(r *rand.Rand) string { return randomID(r, f.idLen) }
+
+// ValidID: Mistral's templates raise unless an id is 9 alphanumeric
+// characters; the other templates do not render ids, so any non-empty id
+// will do.
+func (f *format) ValidID(id string) bool {
+	if f.idLen == 9 {
+		return len(id) == 9 && isAlnum(id)
+	}
+	return id != ""
+}
+
+// freshID returns a new id of f that is not in used, and adds it there.
+func freshID(f Format, r *rand.Rand, used map[string]bool) string {
+	for {
+		if id := f.NewID(r); !used[id] {
+			used[id] = true
+			return id
+		}
+	}
+}
+
+// MapIDs returns new ids for the ids of calls that do not fit f's scheme
+// (seed 004 Example 7: a 32-character id fails the Mistral template), as
+// old id → new id, the new ids unique among themselves and the ids kept.
+// Empty ids, which a map cannot key, and repeated ids are left to
+// RemapIDs, which rewrites a whole history.
+func MapIDs(calls []ToolCall, f Format, r *rand.Rand) map[string]string {
+	used := map[string]bool{}
+	for _, c := range calls {
+		used[c.ID] = true
+	}
+	m := map[string]string{}
+	for _, c := range calls {
+		if _, done := m[c.ID]; c.ID != "" && !done && !f.ValidID(c.ID) {
+			m[c.ID] = freshID(f, r, used)
+		}
+	}
+	return m
+}
+
+// RemapIDs returns a copy of history whose call ids fit f's scheme, for a
+// conversation that switches to a model of format f. Each assistant
+// message's calls get new ids where theirs do not fit, are empty, or repeat
+// an id of the same message; the tool messages that answer them get the
+// same new ids: the k-th result with an id answers the k-th call with it,
+// in the latest assistant message that has it. A tool result whose id no
+// call has gets a new id if it does not fit. Ids that fit stay.
+func RemapIDs(history []Message, f Format, r *rand.Rand) []Message {
+	used := map[string]bool{}
+	for _, m := range history {
+		used[m.ToolCallID] = true
+		for _, c := range m.ToolCalls {
+			used[c.ID] = true
+		}
+	}
+	out := slices.Clone(history)
+	var turn map[string][]string // old id -> new ids of the current turn, in call order
+	orphans := map[string]string{}
+	for i := range out {
+		m := &out[i]
+		if len(m.ToolCalls) > 0 {
+			m.ToolCalls = slices.Clone(m.ToolCalls)
+			turn = remapCalls(m.ToolCalls, f, r, used)
+		}
+		if m.Role != "tool" {
+			continue
+		}
+		if ids := turn[m.ToolCallID]; len(ids) > 0 {
+			old := m.ToolCallID
+			m.ToolCallID = ids[0]
+			if len(ids) > 1 {
+				turn[old] = ids[1:]
+			}
+		} else if !f.ValidID(m.ToolCallID) {
+			if _, ok := orphans[m.ToolCallID]; !ok {
+				orphans[m.ToolCallID] = freshID(f, r, used)
+			}
+			m.ToolCallID = orphans[m.ToolCallID]
+		}
+	}
+	return out
+}
+
+// remapCalls gives calls ids that fit f and are unique among them, and
+// returns old id -> new ids in call order.
+func remapCalls(calls []ToolCall, f Format, r *rand.Rand, used map[string]bool) map[string][]string {
+	turn := map[string][]string{}
+	seen := map[string]bool{}
+	for j := range calls {
+		old := calls[j].ID
+		if !f.ValidID(old) || seen[old] {
+			calls[j].ID = freshID(f, r, used)
+		}
+		seen[old] = true
+		turn[old] = append(turn[old], calls[j].ID)
+	}
+	return turn
+}
+
+// OrderResults returns results in the order of calls, whatever order the
+// tools finished in (seed 004 Example 8): most templates drop ids and pair
+// calls with results by position. Every call needs exactly one result, and
+// every result a call; call ids must be unique.
+func OrderResults(calls []ToolCall, results []Message) ([]Message, error) {
+	pos := make(map[string]int, len(calls))
+	for i, c := range calls {
+		if _, dup := pos[c.ID]; dup {
+			return nil, &Error{Op: "order results", Subject: fmt.Sprintf("call %d", i), Err: fmt.Errorf("duplicate call id %q", c.ID)}
+		}
+		pos[c.ID] = i
+	}
+	out := make([]Message, len(calls))
+	filled := make([]bool, len(calls))
+	for _, r := range results {
+		i, ok := pos[r.ToolCallID]
+		if !ok {
+			return nil, &Error{Op: "order results", Subject: fmt.Sprintf("result %q", r.ToolCallID), Err: errors.New("no call has this id")}
+		}
+		if filled[i] {
+			return nil, &Error{Op: "order results", Subject: fmt.Sprintf("result %q", r.ToolCallID), Err: errors.New("two results answer this call")}
+		}
+		out[i], filled[i] = r, true
+	}
+	for i, ok := range filled {
+		if !ok {
+			return nil, &Error{Op: "order results", Subject: fmt.Sprintf("call %d", i), Err: fmt.Errorf("no result for call id %q", calls[i].ID)}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,142 @@
+package chat
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// The Hermes format (Hermes 2 Pro, Hermes 3, Qwen 2.5, Qwen3):
+//
+//	<think>reasoning</think>
+//	content
+//	<tool_call>
+//	{"name": "read_file", "arguments": {"path": "pom.xml"}}
+//	</tool_call>
+//
+// repeated for parallel calls, content allowed before, between and after
+// them. Qwen-Agent's and vLLM's parsers cut the body at the first
+// </tool_call>; this one follows llama.cpp and reads the JSON first, so a
+// "</tool_call>" inside a string argument does not end the call, and falls
+// back to the first </tool_call> only when the body is not JSON.
+
+const (
+	thinkOpen     = "<think>"
+	thinkClose    = "</think>"
+	toolCallOpen  = "<tool_call>"
+	toolCallClose = "</tool_call>"
+)
+
+// argKeys are the keys of the arguments: "parameters" is an alias.
+var argKeys = []string{"arguments", "parameters"}
+
+func scanHermes(f *format, s *scanState) {
+	scanTagged(s, f.opts.ReasoningOpen, map[string]callReader{toolCallOpen: hermesCall})
+}
+
+// callReader reads a call from pos, after its opening marker: it returns
+// where the scan goes on, or false to stop.
+type callReader func(s *scanState, pos int) (int, bool)
+
+// scanTagged reads content with <think> blocks and calls, each started by
+// one of the markers of calls.
+func scanTagged(s *scanState, reasoningOpen bool, calls map[string]callReader) {
+	t := s.text
+	markers := []string{thinkOpen, thinkClose}
+	for m := range calls {
+		markers = append(markers, m)
+	}
+	pos, ok := 0, true
+	if reasoningOpen {
+		if pos, ok = s.reasoningUntil(0); !ok {
+			return
+		}
+	}
+	for {
+		j, m := nextMarker(t, pos, markers...)
+		if j < 0 {
+			s.content(t[pos:s.upTo(pos, markers...)])
+			return
+		}
+		s.content(t[pos:j])
+		pos = j + len(m)
+		switch m {
+		case thinkOpen:
+			pos, ok = s.reasoningUntil(pos)
+		case thinkClose: // a lone </think> is dropped, as llama.cpp does
+		default:
+			pos, ok = calls[m](s, pos)
+		}
+		if !ok {
+			return
+		}
+	}
+}
+
+// reasoningUntil reads reasoning from pos to </think>. Reasoning the
+// output cuts off is reasoning still.
+func (s *scanState) reasoningUntil(pos int) (int, bool) {
+	j := strings.Index(s.text[pos:], thinkClose)
+	if j < 0 {
+		s.reasoning(s.text[pos:s.upTo(pos, thinkClose)])
+		return len(s.text), false
+	}
+	s.reasoning(s.text[pos : pos+j])
+	return pos + j + len(thinkClose), true
+}
+
+// hermesCall reads {"name": ..., "arguments": ...} and </tool_call>.
+func hermesCall(s *scanState, pos int) (int, bool) {
+	t := s.text
+	c := s.call()
+	c.idOK = true
+	i := skipSpace(t, pos)
+	if i >= len(t) {
+		return s.cutOff(c, toolCallOpen)
+	}
+	if t[i] == '{' {
+		ms, end, st := scanObject(t, i)
+		argsSeen := jsonCallFields(t, ms, c, "name")
+		switch st {
+		case jsonMore:
+			return s.cutOff(c, toolCallOpen)
+		case jsonDone:
+			j := skipSpace(t, end)
+			if strings.HasPrefix(t[j:], toolCallClose) {
+				c.finish(argsSeen)
+				return j + len(toolCallClose), true
+			}
+			if isPrefix(t[j:], toolCallClose) {
+				return s.cutOff(c, toolCallOpen)
+			}
+		}
+	}
+	return s.skipBroken(c, pos, toolCallOpen, toolCallClose)
+}
+
+// jsonCallFields sets the name and arguments of c from an object's
+// members: the first member named nameKey, and the first "arguments" or
+// "parameters". It reports whether the arguments were there.
+func jsonCallFields(t string, ms []jsonMember, c *callItem, nameKey string) bool {
+	c.name, c.nameOK, _ = memberString(t, firstMember(ms, nameKey))
+	m := firstMember(ms, argKeys...)
+	c.args, c.encoded = memberArgs(t, m)
+	return m != nil
+}
+
+// skipBroken fails a call whose body does not parse and goes on after the
+// first close tag from pos; without one, the call is cut off.
+func (s *scanState) skipBroken(c *callItem, pos int, open, close string) (int, bool) {
+	t := s.text
+	j := strings.Index(t[pos:], close)
+	if j < 0 {
+		c.fail(Unterminated, "unterminated %s (the output was cut off)", open)
+		return len(t), false
+	}
+	body := trimSpace(t[pos : pos+j])
+	if json.Valid([]byte(body)) {
+		c.fail(NoName, `call without a "name" string`)
+	} else {
+		c.fail(InvalidJSON, "not valid JSON: %s", jsonError(body))
+	}
+	return pos + j + len(close), true
+}

@@ -1,0 +1,103 @@
+package chat
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// readFileTool is the schema of seed 004 Example 11.
+var validateTools = []Tool{{Name: "read_file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}}
+
+// TestValidateSeed pins the validator to seed 004 Example 11's two inputs
+// and its exact problem lists.
+func TestValidateSeed(t *testing.T) {
+	v, err := NewValidator(validateTools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		reply Reply
+		want  []string
+	}{
+		{"real response, max_tokens 110", Reply{FinishReason: "length", Calls: []ToolCall{
+			{ID: "HUlRwgH2mmTv97GCwkugZHjQytYo6GED", Function: FunctionCall{Name: "read_file", Arguments: "{\n \t\t\t  \t\t\t  \t\t\t  \t\t\t \"path\":\"pom.xml\" }"}},
+			{ID: "xxfbWHsmdATilmDyEDVl6PjLkPTkUCbl", Function: FunctionCall{Name: "read_file", Arguments: "{"}},
+		}}, []string{
+			"finish_reason is length: the output hit max_tokens and the last call may be incomplete",
+			"call 1: arguments are not valid JSON (Unexpected end-of-input: expected close marker for Object)",
+		}},
+		{"made-up response", Reply{FinishReason: "tool_calls", Calls: []ToolCall{
+			{ID: "x1", Function: FunctionCall{Name: "read_file", Arguments: `{"path": "pom.xml"}`}},
+			{ID: "x1", Function: FunctionCall{Name: "read_files", Arguments: `{}`}},
+			{ID: "", Function: FunctionCall{Name: "read_file", Arguments: `{"file": 7}`}},
+			{ID: "x3", Function: FunctionCall{Name: "read_file", Arguments: `["pom.xml"]`}},
+		}}, []string{
+			"call 1: duplicate id x1",
+			"call 1: unknown tool 'read_files'",
+			"call 2: empty id",
+			"call 2: missing required argument 'path'",
+			"call 2: unknown argument 'file'",
+			"call 3: arguments are not a JSON object",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, p := range v.Validate(tt.reply) {
+				got = append(got, p.String())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Validate mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestValidateTypes(t *testing.T) {
+	tools := []Tool{{Name: "edit", Parameters: json.RawMessage(`{"type": "object", "properties": {
+		"path": {"type": "string"}, "line": {"type": "integer", "minimum": 1}, "mode": {"enum": ["a", "b"]}}, "required": ["path"]}`)}}
+	v, err := NewValidator(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := v.Validate(Reply{FinishReason: "tool_calls", Calls: []ToolCall{
+		{ID: "a", Function: FunctionCall{Name: "edit", Arguments: `{"path": ["x"], "line": 0, "mode": "c"}`}},
+		{ID: "b", Function: FunctionCall{Name: "edit", Arguments: `{"path": "x", "line": 3}`}},
+	}})
+	var msgs []string
+	for _, p := range got {
+		msgs = append(msgs, p.String())
+	}
+	joined := strings.Join(msgs, "\n")
+	for _, want := range []string{"call 0: argument 'path' must be a string", "call 0: argument 'line': minimum", "call 0: argument 'mode'"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("Validate problems lack %q:\n%s", want, joined)
+		}
+	}
+	if strings.Contains(joined, "call 1") {
+		t.Errorf("a valid call was reported:\n%s", joined)
+	}
+}
+
+func TestNewValidatorBadSchema(t *testing.T) {
+	_, err := NewValidator([]Tool{{Name: "broken", Parameters: json.RawMessage(`{"type": 7}`)}})
+	if err == nil || !strings.Contains(err.Error(), "broken") {
+		t.Errorf("NewValidator(bad schema) = %v, want an error naming the tool", err)
+	}
+}
+
+func FuzzValidate(f *testing.F) {
+	f.Add("read_file", `{"path": "x"}`, "length")
+	f.Add("x", `{`, "stop")
+	v, err := NewValidator(validateTools)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, name, args, finish string) {
+		v.Validate(Reply{FinishReason: finish, Calls: []ToolCall{{ID: "1", Function: FunctionCall{Name: name, Arguments: args}}}})
+	})
+}

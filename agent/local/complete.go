@@ -1,0 +1,228 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/engine"
+	"github.com/loopagent/loop/grammar"
+	"github.com/loopagent/loop/llama"
+	"github.com/loopagent/loop/sampler"
+)
+
+// Request is one chat completion.
+type Request struct {
+	Messages []chat.Message
+	Tools    []chat.Tool
+	// ToolChoice is tool_choice; the zero value is auto.
+	ToolChoice grammar.Choice
+	// ParallelToolCalls allows more than one call; MaxCalls caps them.
+	ParallelToolCalls bool
+	MaxCalls          int
+	// Sampling configures the sampler chain (sampler.Resolve).
+	Sampling sampler.Config
+	// MaxTokens caps the reply (0: until the context is full).
+	MaxTokens int
+	// Extra are template variables, a JSON object ({"enable_thinking": false}).
+	Extra json.RawMessage
+	// Whitespace of the calls' JSON (default: at most one space).
+	Whitespace grammar.Whitespace
+	// OnDelta receives the reply as it streams: content, reasoning, and
+	// call pieces.
+	OnDelta func(chat.Delta)
+	// IDSeed seeds generated call ids (0: random).
+	IDSeed uint64
+}
+
+// Response is a finished completion.
+type Response struct {
+	// Message is the assistant message: content, reasoning and tool calls
+	// with ids, ready to append to the history.
+	Message chat.Message
+	// FinishReason is "tool_calls", "stop" or "length".
+	FinishReason string
+	// Parsed is the parser's full report, problems included.
+	Parsed chat.Parsed
+	// Violations are the validator's findings; a call with any must not run.
+	Violations []chat.Violation
+	// Prompt is the rendered prompt, prefill included.
+	Prompt string
+	// Format is the call format used.
+	Format string
+	// Usage counts tokens as the OpenAI API does, with cache reuse.
+	Usage Usage
+}
+
+// Usage is the token accounting of a completion.
+type Usage struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CacheN           int     `json:"cache_n"`
+	PromptN          int     `json:"prompt_n"`
+	PromptMs         float64 `json:"prompt_ms"`
+	PredictedMs      float64 `json:"predicted_ms"`
+	GrammarRejected  int     `json:"grammar_rejected"`
+}
+
+// Complete renders, generates, parses and validates one reply.
+func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
+	msgs, prefill := splitPrefill(req.Messages)
+	f, err := c.format(req)
+	if err != nil {
+		return nil, err
+	}
+	prompt, err := c.render(msgs, req, f.Name())
+	if err != nil {
+		return nil, err
+	}
+	prompt += prefill
+	resp := &Response{Prompt: prompt, Format: f.Name()}
+	toks, err := c.model.Tokenize(prompt, true, true)
+	if err != nil {
+		return nil, err
+	}
+	g, err := c.grammar(f, req, prefill)
+	if err != nil {
+		return nil, err
+	}
+	if g != nil {
+		defer g.Close()
+	}
+	ch, err := engine.Chain(c.model, req.Sampling)
+	if err != nil {
+		return nil, err
+	}
+	defer ch.Close()
+	stream := f.Stream()
+	if req.ToolChoice.Mode == grammar.ChoiceNone || len(req.Tools) == 0 {
+		// As llama-server: without tools, or with tool_choice none, the
+		// reply is text and no calls are parsed out of it.
+		stream = &textStream{}
+	}
+	emit := func(ds []chat.Delta) {
+		for _, d := range ds {
+			if req.OnDelta != nil {
+				req.OnDelta(d)
+			}
+		}
+	}
+	emit(stream.Feed(prefill))
+	res, err := engine.Generate(ctx, c.slot, engine.Request{
+		Prompt: toks, Chain: ch, Grammar: g, NPredict: req.MaxTokens,
+		OnText: func(s string) { emit(stream.Feed(s)) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	resp.Parsed = stream.Finish()
+	resp.Usage = Usage{PromptTokens: len(toks), CompletionTokens: len(res.Tokens), CacheN: res.Prefill.CacheN,
+		PromptN: res.Prefill.PromptN, PromptMs: res.Prefill.PromptMs, PredictedMs: res.PredictMs, GrammarRejected: res.Rejections}
+	c.finish(resp, res, f, req)
+	return resp, nil
+}
+
+// splitPrefill separates a final assistant message, which the model
+// continues, from the history.
+func splitPrefill(msgs []chat.Message) ([]chat.Message, string) {
+	if n := len(msgs); n > 0 && msgs[n-1].Role == "assistant" && len(msgs[n-1].ToolCalls) == 0 {
+		return msgs[:n-1], msgs[n-1].Content
+	}
+	return msgs, ""
+}
+
+// format returns the call format for the request's tools.
+func (c *Client) format(req Request) (chat.Format, error) {
+	return chat.NewFormatOptions(c.detection.Format, req.Tools, chat.FormatOptions{Rand: rand.New(rand.NewPCG(req.IDSeed, 1))})
+}
+
+// render writes the prompt with the tool_use template when there are tools.
+// The prompt-based format describes the tools in a system message, since
+// the template cannot.
+func (c *Client) render(msgs []chat.Message, req Request, format string) (string, error) {
+	t, tools := c.tmpl, req.Tools
+	if len(tools) > 0 {
+		t = c.toolTmpl
+	}
+	if format == "prompt" && len(tools) > 0 && req.ToolChoice.Mode != grammar.ChoiceNone {
+		msgs = chat.WithPromptTools(msgs, tools)
+		tools = nil
+	}
+	return t.Render(chat.RenderInput{Messages: msgs, Tools: tools, AddGenerationPrompt: true, Extra: req.Extra})
+}
+
+// grammar compiles the call grammar of the request and feeds it the
+// prefill.
+func (c *Client) grammar(f chat.Format, req Request, prefill string) (*llama.Sampler, error) {
+	if len(req.Tools) == 0 || req.ToolChoice.Mode == grammar.ChoiceNone {
+		return nil, nil
+	}
+	opts := grammar.CallOptions{Options: grammar.Options{Whitespace: req.Whitespace}, Choice: req.ToolChoice,
+		Parallel: req.ParallelToolCalls, MaxCalls: req.MaxCalls}
+	if c.thinking && req.ToolChoice.Mode != grammar.ChoiceAuto {
+		opts.Reasoning = f.ReasoningBlock()
+	}
+	cg, err := f.Grammar(opts)
+	if err != nil {
+		return nil, err
+	}
+	g, err := engine.CompileCalls(c.model, cg)
+	if err != nil || g == nil || prefill == "" {
+		return g, err
+	}
+	toks, err := c.model.Tokenize(prefill, false, true)
+	if err != nil {
+		g.Close()
+		return nil, err
+	}
+	for _, t := range toks {
+		if err := g.Accept(t); err != nil {
+			g.Close()
+			return nil, fmt.Errorf("local: the prefill %q does not fit the %s call grammar: %w", prefill, f.Name(), err)
+		}
+	}
+	return g, nil
+}
+
+// finish fills the assistant message, the finish reason and the
+// validation.
+func (c *Client) finish(resp *Response, res *engine.Result, f chat.Format, req Request) {
+	p := resp.Parsed
+	resp.Message = chat.Message{Role: "assistant", Content: p.Content, ReasoningContent: p.Reasoning, ToolCalls: p.Calls}
+	switch {
+	case res.StopType == engine.StopLimit:
+		resp.FinishReason = "length"
+	case len(p.Calls) > 0:
+		resp.FinishReason = "tool_calls"
+	default:
+		resp.FinishReason = "stop"
+	}
+	if len(req.Tools) == 0 {
+		return
+	}
+	v, err := chat.NewValidator(req.Tools)
+	if err != nil {
+		resp.Violations = []chat.Violation{{Call: -1, Check: chat.CheckSchema, Message: err.Error()}}
+		return
+	}
+	resp.Violations = v.Validate(chat.Reply{FinishReason: resp.FinishReason, Calls: p.Calls})
+}
+
+// textStream is the "parser" of a reply that may not call tools: all of it
+// is content.
+type textStream struct{ text strings.Builder }
+
+func (s *textStream) Feed(text string) []chat.Delta {
+	s.text.WriteString(text)
+	if text == "" {
+		return nil
+	}
+	return []chat.Delta{{Content: text}}
+}
+
+func (s *textStream) Finish() chat.Parsed {
+	return chat.Parsed{Content: s.text.String()}
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/grammar"
+	"github.com/spf13/pflag"
+)
+
+type chatFlags struct {
+	modelFlags
+	sampling     samplingFlags
+	messages     string
+	tools        string
+	choice       string
+	parallel     bool
+	maxCalls     int
+	maxTokens    int
+	ctxSize      int
+	threads      int
+	templateFile string
+	format       string
+	whitespace   string
+	jsonOut      bool
+}
+
+func (f *chatFlags) registerAll(fs *pflag.FlagSet) {
+	f.register(fs)
+	f.sampling.register(fs)
+	fs.StringVar(&f.messages, "messages", "", "messages JSON file (OpenAI form); a final assistant message is continued")
+	fs.StringVar(&f.tools, "tools", "", "tools JSON file (OpenAI form)")
+	fs.StringVar(&f.choice, "tool-choice", "auto", "tool_choice: auto, required, none, or a function name")
+	fs.BoolVar(&f.parallel, "parallel-tool-calls", false, "allow several calls")
+	fs.IntVar(&f.maxCalls, "max-calls", 0, "with --parallel-tool-calls, the most calls (0: no limit)")
+	fs.IntVarP(&f.maxTokens, "n-predict", "n", 512, "max_tokens of the reply")
+	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 0, "context size (default: 4096, capped at the trained context)")
+	fs.IntVarP(&f.threads, "threads", "t", 0, "threads (default: all CPUs)")
+	fs.StringVar(&f.templateFile, "chat-template-file", "", "use this Jinja chat template instead of the model's")
+	fs.StringVar(&f.format, "tool-format", "", "call format instead of the detected one: hermes, qwen3-coder, llama3, mistral, harmony, prompt")
+	fs.StringVar(&f.whitespace, "whitespace", "single", "whitespace in calls' JSON: single, compact or flexible")
+	fs.BoolVar(&f.jsonOut, "json", false, "print the response as JSON instead of streaming")
+}
+
+// chatResponse is `loop chat --json`: llama-server's chat completion
+// response with loop's parse problems and validation beside it.
+type chatResponse struct {
+	Choices []chatChoice     `json:"choices"`
+	Usage   local.Usage      `json:"usage"`
+	Format  string           `json:"tool_call_format"`
+	Issues  []chat.Violation `json:"violations,omitempty"`
+	Parse   []chat.Problem   `json:"problems,omitempty"`
+}
+
+type chatChoice struct {
+	FinishReason string       `json:"finish_reason"`
+	Message      chat.Message `json:"message"`
+}
+
+func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f chatFlags
+	fs := newFlagSet("chat", stderr)
+	f.registerAll(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	req, err := f.request()
+	if err != nil {
+		return err
+	}
+	o, err := f.sampling.overrides()
+	if err != nil {
+		return err
+	}
+	m, err := f.load(ctx, stderr, false)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if req.Sampling, err = resolveSampling(m, o); err != nil {
+		return err
+	}
+	opts := local.Options{ContextSize: f.ctxSize, Threads: f.threads, Format: f.format}
+	if f.templateFile != "" {
+		b, err := os.ReadFile(f.templateFile)
+		if err != nil {
+			return err
+		}
+		opts.ChatTemplate = string(b)
+	}
+	c, err := local.New(m, opts)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if !f.jsonOut {
+		req.OnDelta = func(d chat.Delta) { printDelta(stdout, d) }
+	}
+	resp, err := c.Complete(ctx, req)
+	if err != nil {
+		return err
+	}
+	out := chatResponse{Choices: []chatChoice{{resp.FinishReason, resp.Message}}, Usage: resp.Usage,
+		Format: resp.Format, Issues: resp.Violations, Parse: resp.Parsed.Problems}
+	if f.jsonOut {
+		return writeJSON(stdout, out)
+	}
+	fmt.Fprintf(stdout, "\n\nfinish_reason: %s (format %s)\n", resp.FinishReason, resp.Format)
+	for _, v := range resp.Violations {
+		fmt.Fprintf(stdout, "violation: %s\n", v)
+	}
+	for _, p := range resp.Parsed.Problems {
+		fmt.Fprintf(stdout, "problem: %s\n", p)
+	}
+	fmt.Fprintf(stdout, "usage: prompt %d (cache_n %d, prompt_n %d), completion %d\n",
+		resp.Usage.PromptTokens, resp.Usage.CacheN, resp.Usage.PromptN, resp.Usage.CompletionTokens)
+	return nil
+}
+
+// printDelta streams a delta: content as it is, reasoning and calls marked.
+func printDelta(w io.Writer, d chat.Delta) {
+	switch {
+	case d.Content != "":
+		io.WriteString(w, d.Content)
+	case d.Reasoning != "":
+		io.WriteString(w, d.Reasoning)
+	case d.Call != nil && d.Call.Name != "":
+		fmt.Fprintf(w, "\n[call %d %s %s] ", d.Call.Index, d.Call.ID, d.Call.Name)
+		io.WriteString(w, d.Call.Arguments)
+	case d.Call != nil:
+		io.WriteString(w, d.Call.Arguments)
+	}
+}
+
+func (f *chatFlags) request() (local.Request, error) {
+	var req local.Request
+	if f.messages == "" {
+		return req, usagef("no conversation: pass --messages FILE")
+	}
+	b, err := os.ReadFile(f.messages)
+	if err != nil {
+		return req, err
+	}
+	if req.Messages, err = chat.ParseMessages(b); err != nil {
+		return req, err
+	}
+	if f.tools != "" {
+		tb, err := os.ReadFile(f.tools)
+		if err != nil {
+			return req, err
+		}
+		if req.Tools, err = chat.ParseTools(tb); err != nil {
+			return req, err
+		}
+	}
+	req.ToolChoice = grammar.Choice{Mode: grammar.ChoiceFunction, Function: f.choice}
+	switch f.choice {
+	case "auto", "required", "none":
+		if req.ToolChoice, err = grammar.ParseChoice(json.RawMessage(`"` + f.choice + `"`)); err != nil {
+			return req, err
+		}
+	}
+	switch f.whitespace {
+	case "single":
+	case "compact":
+		req.Whitespace = grammar.WhitespaceCompact
+	case "flexible":
+		req.Whitespace = grammar.WhitespaceFlexible
+	default:
+		return req, usagef("--whitespace %q: want single, compact or flexible", f.whitespace)
+	}
+	req.ParallelToolCalls, req.MaxCalls, req.MaxTokens = f.parallel, f.maxCalls, f.maxTokens
+	return req, nil
+}

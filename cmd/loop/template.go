@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/llama"
+)
+
+type templateFlags struct {
+	modelFlags
+	tools        string
+	messages     string
+	templateFile string
+	extra        string
+	noGenPrompt  bool
+	jsonOut      bool
+}
+
+// templateReport is what `loop template` prints.
+type templateReport struct {
+	Prompt      string         `json:"prompt"`
+	Tokens      int            `json:"tokens"`
+	NoTools     int            `json:"tokens_without_tools,omitempty"`
+	ToolsCost   int            `json:"tools_tokens,omitempty"`
+	Format      chat.Detection `json:"format"`
+	Caps        chat.Caps      `json:"chat_template_caps"`
+	TemplateSrc string         `json:"template"`
+}
+
+func runTemplate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f templateFlags
+	fs := newFlagSet("template", stderr)
+	f.register(fs)
+	fs.StringVar(&f.tools, "tools", "", "tools JSON file (OpenAI form)")
+	fs.StringVar(&f.messages, "messages", "", "messages JSON file (OpenAI form)")
+	fs.StringVar(&f.templateFile, "chat-template-file", "", "render with this Jinja template instead of the model's")
+	fs.StringVar(&f.extra, "chat-template-kwargs", "", `extra template variables as a JSON object, e.g. {"enable_thinking": false}`)
+	fs.BoolVar(&f.noGenPrompt, "no-generation-prompt", false, "do not end with the assistant's turn")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if f.messages == "" {
+		return usagef("no conversation: pass --messages FILE")
+	}
+	msgData, err := os.ReadFile(f.messages)
+	if err != nil {
+		return err
+	}
+	msgs, err := chat.ParseMessages(msgData)
+	if err != nil {
+		return err
+	}
+	var tools []chat.Tool
+	if f.tools != "" {
+		b, err := os.ReadFile(f.tools)
+		if err != nil {
+			return err
+		}
+		if tools, err = chat.ParseTools(b); err != nil {
+			return err
+		}
+	}
+	m, err := f.load(ctx, stderr, true)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	tmpl, err := f.template(m, len(tools) > 0)
+	if err != nil {
+		return err
+	}
+	rep, err := f.render(m, tmpl, msgs, tools)
+	if err != nil {
+		return err
+	}
+	if f.jsonOut {
+		return writeJSON(stdout, rep)
+	}
+	io.WriteString(stdout, rep.Prompt)
+	fmt.Fprintf(stdout, "\n---\ntemplate: %s\nformat: %s (%s)\nTotal number of tokens: %d\n", rep.TemplateSrc, rep.Format.Format, rep.Format.Reason, rep.Tokens)
+	if len(tools) > 0 {
+		fmt.Fprintf(stdout, "without tools: %d tokens; the tools cost %d tokens\n", rep.NoTools, rep.ToolsCost)
+	}
+	return nil
+}
+
+// template returns the chat template to render with: the file given, the
+// model's tool_use variant when there are tools and it has one, or its
+// default template.
+func (f *templateFlags) template(m *llama.Model, withTools bool) (*chat.Template, error) {
+	bos, _ := m.TokenPiece(max(m.BOS(), 0), true)
+	eos, _ := m.TokenPiece(max(m.EOS(), 0), true)
+	src, name := "", ""
+	switch {
+	case f.templateFile != "":
+		b, err := os.ReadFile(f.templateFile)
+		if err != nil {
+			return nil, err
+		}
+		src, name = string(b), f.templateFile
+	default:
+		var ok bool
+		if withTools {
+			src, ok = m.ChatTemplate("tool_use")
+			name = "the model's tool_use template"
+		}
+		if !ok {
+			src, ok = m.ChatTemplate("")
+			name = "the model's template"
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s has no chat template; pass --chat-template-file", m.Path())
+		}
+	}
+	t, err := chat.NewTemplate(src, bos, eos)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return t, nil
+}
+
+func (f *templateFlags) render(m *llama.Model, t *chat.Template, msgs []chat.Message, tools []chat.Tool) (*templateReport, error) {
+	in := chat.RenderInput{Messages: msgs, Tools: tools, AddGenerationPrompt: !f.noGenPrompt, Now: time.Now}
+	if f.extra != "" {
+		in.Extra = json.RawMessage(f.extra)
+	}
+	prompt, err := t.Render(in)
+	if err != nil {
+		return nil, err
+	}
+	rep := &templateReport{Prompt: prompt, Format: chat.DetectFormat(t), Caps: t.Caps(), TemplateSrc: f.templateFile}
+	if rep.TemplateSrc == "" {
+		rep.TemplateSrc = "the model's"
+	}
+	if rep.Tokens, err = m.CountTokens(prompt); err != nil {
+		return nil, err
+	}
+	if len(tools) > 0 {
+		in.Tools = nil
+		bare, err := t.Render(in)
+		if err != nil {
+			return nil, err
+		}
+		if rep.NoTools, err = m.CountTokens(bare); err != nil {
+			return nil, err
+		}
+		rep.ToolsCost = rep.Tokens - rep.NoTools
+	}
+	return rep, nil
+}
