@@ -27,7 +27,24 @@ func (b *Builder) Schema(name, tool string, schema json.RawMessage) (string, err
 		return "", &Error{Op: "compile schema", Subject: toolOr(tool), Err: fmt.Errorf("%w: not JSON: %v", ErrSchema, err)}
 	}
 	c := &converter{b: b, tool: tool, doc: doc, refs: map[string]string{}}
-	return c.visit(doc, name, "")
+	r, err := c.visit(doc, name, "")
+	if err != nil || len(c.refs) == 0 {
+		return r, err
+	}
+	// $refs can loop without writing anything ({"$ref": "#"}), which
+	// would be left recursion in the grammar.
+	src := b.GBNF(r)
+	if !b.Has("root") {
+		src = "root ::= " + r + "\n" + src
+	}
+	g, err := Parse(src)
+	if err == nil {
+		err = g.Validate("root")
+	}
+	if err != nil {
+		return "", c.fail("", "the $ref cycle matches no value: %v", err)
+	}
+	return r, nil
 }
 
 func toolOr(tool string) string {

@@ -89,6 +89,9 @@ func checkGGUF(path string) (*ggufInfo, error) {
 	if err != nil || string(magic) != "GGUF" {
 		return nil, detail(ErrNotGGUF, "magic %q", magic)
 	}
+	if err := scanGGUFHeader(path); err != nil {
+		return nil, err
+	}
 	info, err := readGGUF(path)
 	if err != nil {
 		return nil, err

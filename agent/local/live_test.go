@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -116,4 +118,49 @@ func TestLiveSeedRun(t *testing.T) {
 		}
 	}
 	t.Logf("required: %d of 12 requests gave exactly one complete, valid call\n%s", complete, table.String())
+}
+
+// TestPromptBasedFallback runs a template without tool support (Phi-3.5):
+// the tools go into the system message in seed 004 Example 12's format,
+// the grammar is its oneOf of calls and an answer, and the reply parses to
+// a valid call.
+func TestPromptBasedFallback(t *testing.T) {
+	m, err := llama.LoadModel(context.Background(), testmodels.Path(t, testmodels.TinyQwen15F32), llama.ModelParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	src, err := os.ReadFile(filepath.Join(templatesDir(), "microsoft-Phi-3.5-mini-instruct.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := local.New(m, local.Options{ContextSize: 2048, Threads: 1, ChatTemplate: string(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if d := c.Detection(); d.Format != "prompt" {
+		t.Fatalf("Phi-3.5 detected as %s (%s), want prompt", d.Format, d.Reason)
+	}
+	tools, _ := chat.ParseTools([]byte(seedTool))
+	sc, _ := sampler.Resolve(nil, sampler.Overrides{Seed: sampler.Ptr[uint32](1)})
+	resp, err := c.Complete(context.Background(), local.Request{
+		Messages: []chat.Message{{Role: "user", Content: "What is in pom.xml?"}}, Tools: tools,
+		ToolChoice: grammar.Choice{Mode: grammar.ChoiceRequired}, Sampling: sc, MaxTokens: 200, IDSeed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(resp.Prompt, "You can use these tools:\n- read_file: Read a text file from the workspace") {
+		t.Errorf("the prompt does not describe the tools:\n%s", resp.Prompt)
+	}
+	if len(resp.Message.ToolCalls) != 1 || len(resp.Violations) != 0 {
+		t.Errorf("prompt-based reply: %+v, violations %v, problems %v", resp.Message, resp.Violations, resp.Parsed.Problems)
+	}
+}
+
+func templatesDir() string {
+	if d := os.Getenv("LOOP_CHAT_TEMPLATES"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "shared", "chat-templates")
 }
