@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -21,6 +22,20 @@ const (
 	// calls with tabs (seed 004 Example 6).
 	WhitespaceFlexible
 )
+
+// ParseWhitespace reads a Whitespace by name: "single", "compact" or
+// "flexible".
+func ParseWhitespace(name string) (Whitespace, error) {
+	switch name {
+	case "single", "":
+		return WhitespaceSingle, nil
+	case "compact":
+		return WhitespaceCompact, nil
+	case "flexible":
+		return WhitespaceFlexible, nil
+	}
+	return 0, &Error{Op: "whitespace", Subject: name, Err: errors.New("want single, compact or flexible")}
+}
 
 func (w Whitespace) rule() string {
 	switch w {

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
-	"github.com/loopagent/loop/grammar"
 	"github.com/spf13/pflag"
 )
 
@@ -158,21 +156,11 @@ func (f *chatFlags) request() (local.Request, error) {
 			return req, err
 		}
 	}
-	req.ToolChoice = grammar.Choice{Mode: grammar.ChoiceFunction, Function: f.choice}
-	switch f.choice {
-	case "auto", "required", "none":
-		if req.ToolChoice, err = grammar.ParseChoice(json.RawMessage(`"` + f.choice + `"`)); err != nil {
-			return req, err
-		}
+	if req.ToolChoice, err = toolChoice(f.choice); err != nil {
+		return req, err
 	}
-	switch f.whitespace {
-	case "single":
-	case "compact":
-		req.Whitespace = grammar.WhitespaceCompact
-	case "flexible":
-		req.Whitespace = grammar.WhitespaceFlexible
-	default:
-		return req, usagef("--whitespace %q: want single, compact or flexible", f.whitespace)
+	if req.Whitespace, err = whitespace(f.whitespace); err != nil {
+		return req, err
 	}
 	req.ParallelToolCalls, req.MaxCalls, req.MaxTokens = f.parallel, f.maxCalls, f.maxTokens
 	return req, nil

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
 	"github.com/spf13/pflag"
 )
@@ -116,4 +117,22 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// toolChoice reads --tool-choice: auto, required, none, or a function name.
+func toolChoice(s string) (grammar.Choice, error) {
+	switch s {
+	case "auto", "required", "none":
+		return grammar.ParseChoice(json.RawMessage(`"` + s + `"`))
+	}
+	return grammar.Choice{Mode: grammar.ChoiceFunction, Function: s}, nil
+}
+
+// whitespace reads --whitespace.
+func whitespace(s string) (grammar.Whitespace, error) {
+	w, err := grammar.ParseWhitespace(s)
+	if err != nil {
+		return w, usageError{err}
+	}
+	return w, nil
 }

@@ -88,16 +88,11 @@ func runGrammar(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func (f *grammarFlags) build() (*grammarReport, error) {
-	opts := grammar.Options{}
-	switch f.whitespace {
-	case "single":
-	case "compact":
-		opts.Whitespace = grammar.WhitespaceCompact
-	case "flexible":
-		opts.Whitespace = grammar.WhitespaceFlexible
-	default:
-		return nil, usagef("--whitespace %q: want single, compact or flexible", f.whitespace)
+	ws, err := whitespace(f.whitespace)
+	if err != nil {
+		return nil, err
 	}
+	opts := grammar.Options{Whitespace: ws}
 	rep := &grammarReport{}
 	start := time.Now()
 	switch {
@@ -142,12 +137,9 @@ func (f *grammarFlags) toolGrammar(opts grammar.Options) (*grammar.CallGrammar, 
 	if err != nil {
 		return nil, err
 	}
-	choice := grammar.Choice{Mode: grammar.ChoiceFunction, Function: f.choice}
-	switch f.choice {
-	case "auto", "required", "none":
-		if choice, err = grammar.ParseChoice(json.RawMessage(`"` + f.choice + `"`)); err != nil {
-			return nil, err
-		}
+	choice, err := toolChoice(f.choice)
+	if err != nil {
+		return nil, err
 	}
 	co := grammar.CallOptions{Options: opts, Choice: choice, Parallel: f.parallel, MaxCalls: f.maxCalls}
 	switch f.format {
