@@ -98,6 +98,8 @@ func stage(m *llama.Model, cfg sampler.Config, k sampler.Kind, seed uint32) (*ll
 		return llama.NewXTC(cfg.XTCProbability, cfg.XTCThreshold, cfg.MinKeep, seed), nil
 	case sampler.KindTemperature:
 		return llama.NewTempExt(cfg.Temperature, cfg.DynatempRange, cfg.DynatempExponent), nil
+	case sampler.KindInfill:
+		return m.NewInfill()
 	}
 	return nil, fmt.Errorf("engine: sampler %q has no llama.cpp counterpart here", k)
 }

@@ -67,6 +67,8 @@ func TestSchemaCasesInLlama(t *testing.T) {
 			[]string{`{"c": 3, "a": 1}`, `{"b": 2, "c": 3, "a": 1}`, `{}`}, []string{`{"a": 1, "a": 2}`}, ""},
 		{"maxLength 2000", `{"type": "string", "maxLength": 2000}`, []string{long(2000), long(0)}, []string{long(2001)}, ""},
 		{"maxLength 524288", `{"type": "string", "maxLength": 524288}`, []string{long(3000)}, nil, "maxLength 524288 is above the grammar limit"},
+		{"maxLength 2000 nested", `{"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": "string", "maxLength": 2000}}, "required": ["c"]}}, "required": ["b"]}}, "required": ["a"]}`,
+			[]string{`{"a": {"b": {"c": ` + long(2000) + `}}}`}, []string{`{"a": {"b": {"c": ` + long(2001) + `}}}`}, ""},
 		{"maxLength 524288 nested", `{"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": "string", "maxLength": 524288}}, "required": ["c"]}}, "required": ["b"]}}, "required": ["a"]}`,
 			[]string{`{"a": {"b": {"c": ` + long(2500) + `}}}`}, nil, "/properties/a/properties/b/properties/c/maxLength"},
 		{"enum", `{"type": "string", "enum": ["pom.xml", "src/Main.java"]}`, []string{`"pom.xml"`}, []string{`"README.md"`}, ""},

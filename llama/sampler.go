@@ -139,6 +139,21 @@ func (m *Model) NewDRY(multiplier, base float32, allowedLength, lastN int, break
 	return s, m.adoptSampler(s)
 }
 
+// NewInfill returns llama.cpp's fill-in-the-middle sampler, meant to follow
+// top-k and top-p: it prefers end-of-generation when that is likely and
+// merges candidates that share a prefix.
+func (m *Model) NewInfill() (*Sampler, error) {
+	var s *Sampler
+	err := m.use("infill sampler", func() error {
+		s = newSampler("infill", C.llama_sampler_init_infill(m.vocab))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, m.adoptSampler(s)
+}
+
 // NewLogitBias adds bias[token] to the logits of the given tokens.
 func (m *Model) NewLogitBias(bias map[Token]float32) (*Sampler, error) {
 	var s *Sampler

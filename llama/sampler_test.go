@@ -202,6 +202,44 @@ func TestSamplerApply(t *testing.T) {
 	}
 }
 
+// TestEverySampler builds each of llama.cpp's samplers into one chain and
+// samples from it.
+func TestEverySampler(t *testing.T) {
+	m := load(t, testmodels.TinyQwen15F32)
+	c := newContext(t, m, llama.ContextParams{ContextSize: 256})
+	slot, _ := llama.NewSlot(c, 0)
+	if _, err := slot.Prefill(context.Background(), tokenize(t, m, samplePrompt)); err != nil {
+		t.Fatal(err)
+	}
+	dry, err := m.NewDRY(0.8, 1.75, 2, 64, []string{"\n", ":"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bias, _ := m.NewLogitBias(map[llama.Token]float32{10: 1})
+	infill, _ := m.NewInfill()
+	for _, chain := range [][]*llama.Sampler{
+		{bias, llama.NewPenalties(64, 1.1, 0.1, 0.1), dry, llama.NewTopNSigma(2), llama.NewTopK(40), llama.NewTypical(0.95, 1),
+			llama.NewTopP(0.95, 1), llama.NewMinP(0.05, 1), llama.NewXTC(0.5, 0.1, 1, 1), llama.NewTempExt(0.8, 0.2, 1), infill, llama.NewDist(1)},
+		{llama.NewTemp(0.8), llama.NewMirostat(m.VocabSize(), 1, 5, 0.1, 100)},
+		{llama.NewTemp(0.8), llama.NewMirostatV2(1, 5, 0.1)},
+		{llama.NewGreedy()},
+	} {
+		ch := llama.NewChain(false)
+		for _, s := range chain {
+			if err := ch.Add(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tok, err := ch.Sample(c, -1); err != nil || tok < 0 {
+			t.Errorf("%s: Sample = %d, %v", ch, tok, err)
+		}
+		if p := ch.Perf(); p.Samples != 1 {
+			t.Errorf("%s: perf counts %d samples, want 1", ch, p.Samples)
+		}
+		ch.Close()
+	}
+}
+
 func TestChainWithoutSelection(t *testing.T) {
 	m := load(t, testmodels.TinyQwen15F32)
 	c := newContext(t, m, llama.ContextParams{ContextSize: 256})
