@@ -3,8 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -13,13 +11,6 @@ import (
 	"github.com/loopagent/loop/internal/testmodels"
 	"github.com/loopagent/loop/llama"
 )
-
-func benchThreads() int {
-	if n, err := strconv.Atoi(os.Getenv("LOOP_BENCH_THREADS")); err == nil && n > 0 {
-		return n
-	}
-	return 2
-}
 
 // Grammars for the per-token benchmark: a free JSON string, where a random
 // model's choice is usually allowed, and the seed's tool call, where it
@@ -36,7 +27,7 @@ var benchGrammars = []struct{ name, gbnf string }{
 // grammar rejected.
 func BenchmarkGrammarPerToken(b *testing.B) {
 	m := load(b, testmodels.BenchQwen2Q8)
-	t := benchThreads()
+	t := testmodels.BenchThreads()
 	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: 1024, Threads: t, BatchThreads: t, FlashAttention: "off"})
 	if err != nil {
 		b.Fatal(err)

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -200,11 +201,7 @@ func chooseTools(tools []Tool, c Choice) ([]Tool, error) {
 
 // callObject is {"name": "<tool>", "arguments": {...}} for one tool.
 func (b *Builder) callObject(f Format, t Tool) (string, error) {
-	params := t.Parameters
-	if len(strings.TrimSpace(string(params))) == 0 {
-		params = json.RawMessage(`{"type": "object"}`)
-	}
-	args, err := b.Schema("tool-"+t.Name+"-args", t.Name, params)
+	args, err := b.ToolArgs(t.Name, t.Parameters)
 	if err != nil {
 		return "", err
 	}
@@ -214,6 +211,21 @@ func (b *Builder) callObject(f Format, t Tool) (string, error) {
 		body += fmt.Sprintf(` "," space %s space ":" space "\"" %s "\"" space`, Quote(jsonString(f.IDKey)), f.IDRule)
 	}
 	return b.Rule("tool-"+t.Name, body+` "}" space`), nil
+}
+
+// ArgsSchema is the schema of a tool's arguments: params, or any object
+// when the tool declares none.
+func ArgsSchema(params json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(params)) == 0 {
+		return json.RawMessage(`{"type": "object"}`)
+	}
+	return params
+}
+
+// ToolArgs adds the rule tool-NAME-args for the arguments of tool name
+// with parameters params (see ArgsSchema) and returns its name.
+func (b *Builder) ToolArgs(name string, params json.RawMessage) (string, error) {
+	return b.Schema("tool-"+name+"-args", name, ArgsSchema(params))
 }
 
 // quoteOr quotes s, or returns "" for an empty s (no element).
@@ -301,11 +313,7 @@ func PromptBased(tools []Tool, opts CallOptions) (*CallGrammar, error) {
 	b := NewBuilder(opts.Options)
 	var branches []string
 	for _, t := range tools {
-		params := t.Parameters
-		if len(strings.TrimSpace(string(params))) == 0 {
-			params = json.RawMessage(`{"type": "object"}`)
-		}
-		args, err := b.Schema("tool-"+t.Name+"-args", t.Name, params)
+		args, err := b.ToolArgs(t.Name, t.Parameters)
 		if err != nil {
 			return nil, err
 		}

@@ -3,26 +3,15 @@ package llama_test
 import (
 	"context"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/loopagent/loop/internal/testmodels"
 	"github.com/loopagent/loop/llama"
 )
 
-// benchThreads is 2, as in the reference figures, or
-// $LOOP_BENCH_THREADS.
-func benchThreads() int {
-	if n, err := strconv.Atoi(os.Getenv("LOOP_BENCH_THREADS")); err == nil && n > 0 {
-		return n
-	}
-	return 2
-}
-
 func benchContext(b *testing.B, n int) (*llama.Model, *llama.Context) {
 	m := load(b, testmodels.BenchQwen2Q8)
-	t := benchThreads()
+	t := testmodels.BenchThreads()
 	// Flash attention off, as llama-bench defaults: on the CPU it is slower.
 	c := newContext(b, m, llama.ContextParams{ContextSize: n, Threads: t, BatchThreads: t, FlashAttention: "off"})
 	return m, c

@@ -57,6 +57,18 @@ func maxLogit(c []Candidate) float64 {
 	return m
 }
 
+// Entropy is -sum P ln P over c's probabilities, in nats; candidates with
+// P 0 add nothing.
+func Entropy(c []Candidate) float64 {
+	h := 0.0
+	for _, x := range c {
+		if x.P > 0 {
+			h -= x.P * math.Log(x.P)
+		}
+	}
+	return h
+}
+
 // Softmax sets each candidate's P to exp(logit - max) divided by the sum,
 // without reordering c, as llama.cpp's softmax does without sorting. It
 // returns c. Candidates with a -Inf logit get P 0; if every logit is -Inf,
@@ -173,12 +185,7 @@ func TempExt(c []Candidate, temp, delta, exponent float64) []Candidate {
 	maxEntropy := math.Log(float64(len(c)))
 	slices.SortFunc(c, byLogit)
 	Softmax(c)
-	entropy := 0.0
-	for _, x := range c {
-		if x.P > 0 {
-			entropy -= x.P * math.Log(x.P)
-		}
-	}
+	entropy := Entropy(c)
 	dyn := lo + (hi-lo)*math.Pow(entropy/maxEntropy, exponent)
 	Temperature(c, dyn)
 	return Softmax(c)

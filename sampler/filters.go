@@ -96,12 +96,7 @@ func Typical(c []Candidate, p float64, minKeep int) []Candidate {
 	}
 	slices.SortFunc(c, byLogit)
 	Softmax(c)
-	entropy := 0.0
-	for _, x := range c {
-		if x.P > 0 {
-			entropy -= x.P * math.Log(x.P)
-		}
-	}
+	entropy := Entropy(c)
 	type scored struct {
 		Candidate
 		shift float64

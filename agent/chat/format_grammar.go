@@ -59,7 +59,7 @@ func mistralGrammar(f *format, opts grammar.CallOptions) (*grammar.CallGrammar, 
 	return buildGrammar(f, opts, func(b *grammar.Builder, tools []Tool) (string, string, []string, error) {
 		var alts []string
 		for _, t := range tools {
-			args, err := b.Schema("tool-"+t.Name+"-args", t.Name, objectSchema(t))
+			args, err := b.ToolArgs(t.Name, t.Parameters)
 			if err != nil {
 				return "", "", nil, err
 			}
@@ -81,7 +81,7 @@ func harmonyGrammar(f *format, opts grammar.CallOptions) (*grammar.CallGrammar, 
 	return buildGrammar(f, opts, func(b *grammar.Builder, tools []Tool) (string, string, []string, error) {
 		var alts []string
 		for _, t := range tools {
-			args, err := b.Schema("tool-"+t.Name+"-args", t.Name, objectSchema(t))
+			args, err := b.ToolArgs(t.Name, t.Parameters)
 			if err != nil {
 				return "", "", nil, err
 			}
@@ -158,12 +158,4 @@ func chooseTools(tools []Tool, c grammar.Choice) ([]Tool, error) {
 		return nil, &grammar.Error{Op: "tool call grammar", Err: errors.New("no tools")}
 	}
 	return tools, nil
-}
-
-// objectSchema is the tool's parameters schema; none means any object.
-func objectSchema(t Tool) []byte {
-	if trimSpace(string(t.Parameters)) == "" {
-		return []byte(`{"type": "object"}`)
-	}
-	return t.Parameters
 }

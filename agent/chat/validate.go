@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopagent/loop/grammar"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -83,10 +84,7 @@ func NewValidator(tools []Tool) (*Validator, error) {
 }
 
 func compileTool(t Tool) (*toolSchema, error) {
-	params := t.Parameters
-	if len(bytes.TrimSpace(params)) == 0 {
-		params = json.RawMessage(`{"type": "object"}`)
-	}
+	params := grammar.ArgsSchema(t.Parameters)
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
 	if err != nil {
 		return nil, err

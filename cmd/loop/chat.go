@@ -137,24 +137,9 @@ func printDelta(w io.Writer, d chat.Delta) {
 
 func (f *chatFlags) request() (local.Request, error) {
 	var req local.Request
-	if f.messages == "" {
-		return req, usagef("no conversation: pass --messages FILE")
-	}
-	b, err := os.ReadFile(f.messages)
-	if err != nil {
+	var err error
+	if req.Messages, req.Tools, err = readConversation(f.messages, f.tools); err != nil {
 		return req, err
-	}
-	if req.Messages, err = chat.ParseMessages(b); err != nil {
-		return req, err
-	}
-	if f.tools != "" {
-		tb, err := os.ReadFile(f.tools)
-		if err != nil {
-			return req, err
-		}
-		if req.Tools, err = chat.ParseTools(tb); err != nil {
-			return req, err
-		}
 	}
 	if req.ToolChoice, err = toolChoice(f.choice); err != nil {
 		return req, err

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
 	"github.com/spf13/pflag"
@@ -135,4 +136,31 @@ func whitespace(s string) (grammar.Whitespace, error) {
 		return w, usageError{err}
 	}
 	return w, nil
+}
+
+// readConversation reads the --messages file, which is required, and the
+// --tools file, if any, both in the OpenAI form.
+func readConversation(messages, tools string) ([]chat.Message, []chat.Tool, error) {
+	if messages == "" {
+		return nil, nil, usagef("no conversation: pass --messages FILE")
+	}
+	b, err := os.ReadFile(messages)
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs, err := chat.ParseMessages(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", messages, err)
+	}
+	if tools == "" {
+		return msgs, nil, nil
+	}
+	if b, err = os.ReadFile(tools); err != nil {
+		return nil, nil, err
+	}
+	ts, err := chat.ParseTools(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", tools, err)
+	}
+	return msgs, ts, nil
 }

@@ -46,26 +46,9 @@ func runTemplate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if f.messages == "" {
-		return usagef("no conversation: pass --messages FILE")
-	}
-	msgData, err := os.ReadFile(f.messages)
+	msgs, tools, err := readConversation(f.messages, f.tools)
 	if err != nil {
 		return err
-	}
-	msgs, err := chat.ParseMessages(msgData)
-	if err != nil {
-		return err
-	}
-	var tools []chat.Tool
-	if f.tools != "" {
-		b, err := os.ReadFile(f.tools)
-		if err != nil {
-			return err
-		}
-		if tools, err = chat.ParseTools(b); err != nil {
-			return err
-		}
 	}
 	m, err := f.load(ctx, stderr, true)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -43,4 +44,13 @@ func Path(tb testing.TB, name string) string {
 		tb.Fatalf("test model %s is missing (%v): run `make testdata` at the repository root", name, err)
 	}
 	return p
+}
+
+// BenchThreads is the thread count of the benchmarks: 2, as in the issues'
+// reference figures, or $LOOP_BENCH_THREADS.
+func BenchThreads() int {
+	if n, err := strconv.Atoi(os.Getenv("LOOP_BENCH_THREADS")); err == nil && n > 0 {
+		return n
+	}
+	return 2
 }
