@@ -3,6 +3,9 @@ package sampler
 import (
 	"errors"
 	"math"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -10,36 +13,7 @@ import (
 )
 
 func TestDefaults(t *testing.T) {
-	// The values of struct common_params_sampling in common/common.h, as
-	// float32 like llama.cpp's float fields.
-	want := Config{
-		Seed:             0xFFFFFFFF, // LLAMA_DEFAULT_SEED
-		Temperature:      0.80,
-		DynatempRange:    0.00,
-		DynatempExponent: 1.00,
-		TopK:             40,
-		TopP:             0.95,
-		MinP:             0.05,
-		TypicalP:         1.00,
-		TopNSigma:        -1.00,
-		XTCProbability:   0.00,
-		XTCThreshold:     0.10,
-		DRYMultiplier:    0.0,
-		DRYBase:          1.75,
-		DRYAllowedLength: 2,
-		DRYLastN:         -1,
-		DRYBreakers:      []string{"\n", ":", "\"", "*"},
-		RepeatPenalty:    1.00,
-		FrequencyPenalty: 0.00,
-		PresencePenalty:  0.00,
-		PenaltyLastN:     64,
-		Mirostat:         0,
-		MirostatTau:      5.00,
-		MirostatEta:      0.10,
-		MinKeep:          0,
-		Order: []Kind{KindPenalties, KindDRY, KindTopNSigma, KindTopK, KindTypicalP,
-			KindTopP, KindMinP, KindXTC, KindTemperature},
-	}
+	want := commonDefaults(t)
 	if diff := cmp.Diff(want, Defaults()); diff != "" {
 		t.Errorf("Defaults() mismatch (-want +got):\n%s", diff)
 	}
@@ -140,5 +114,110 @@ func TestValidate(t *testing.T) {
 				t.Errorf("Validate() = %q, want %q", got, tt.wantErr)
 			}
 		})
+	}
+}
+
+// commonDefaults reads the defaults of struct common_params_sampling from
+// common/common.h of the pinned llama.cpp (through the third_party link
+// that make creates), as float32 like llama.cpp's float fields.
+func commonDefaults(t *testing.T) Config {
+	t.Helper()
+	read := func(name string) string {
+		b, err := os.ReadFile("../third_party/llama.cpp/" + name)
+		if err != nil {
+			t.Fatalf("%v (run make to create third_party/llama.cpp)", err)
+		}
+		return string(b)
+	}
+	header := read("common/common.h")
+	start := strings.Index(header, "struct common_params_sampling {")
+	if start < 0 {
+		t.Fatal("common.h: no struct common_params_sampling")
+	}
+	body := header[start:]
+	body = body[:strings.Index(body, "\n};")]
+
+	nums := map[string]float64{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*(?:float|int32_t)\s+(\w+)\s*=\s*(-?[0-9.]+)f?\s*;`).FindAllStringSubmatch(body, -1) {
+		v, err := strconv.ParseFloat(m[2], 32)
+		if err != nil {
+			t.Fatalf("common.h: %s = %s: %v", m[1], m[2], err)
+		}
+		nums[m[1]] = v
+	}
+	num := func(name string) float64 {
+		v, ok := nums[name]
+		if !ok {
+			t.Fatalf("common.h: no default for %s", name)
+		}
+		return v
+	}
+	f32 := func(name string) float32 { return float32(num(name)) }
+	int_ := func(name string) int { return int(num(name)) }
+
+	var breakers []string
+	line := regexp.MustCompile(`dry_sequence_breakers\s*=\s*\{(.*)\}`).FindStringSubmatch(body)
+	if line == nil {
+		t.Fatal("common.h: no dry_sequence_breakers")
+	}
+	for _, lit := range regexp.MustCompile(`"(?:[^"\\]|\\.)*"`).FindAllString(line[1], -1) {
+		s, err := strconv.Unquote(lit)
+		if err != nil {
+			t.Fatalf("common.h: breaker %s: %v", lit, err)
+		}
+		breakers = append(breakers, s)
+	}
+
+	kinds := map[string]Kind{
+		"PENALTIES": KindPenalties, "DRY": KindDRY, "TOP_N_SIGMA": KindTopNSigma,
+		"TOP_K": KindTopK, "TYPICAL_P": KindTypicalP, "TOP_P": KindTopP,
+		"MIN_P": KindMinP, "XTC": KindXTC, "TEMPERATURE": KindTemperature,
+	}
+	samplers := body[strings.Index(body, "samplers = {"):]
+	samplers = samplers[:strings.Index(samplers, "};")]
+	var order []Kind
+	for _, m := range regexp.MustCompile(`COMMON_SAMPLER_TYPE_(\w+)`).FindAllStringSubmatch(samplers, -1) {
+		k, ok := kinds[m[1]]
+		if !ok {
+			t.Fatalf("common.h: unknown sampler %s", m[0])
+		}
+		order = append(order, k)
+	}
+
+	seed := regexp.MustCompile(`#define LLAMA_DEFAULT_SEED (0x[0-9A-Fa-f]+)`).FindStringSubmatch(read("include/llama.h"))
+	if seed == nil {
+		t.Fatal("llama.h: no LLAMA_DEFAULT_SEED")
+	}
+	s, err := strconv.ParseUint(seed[1], 0, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return Config{
+		Seed:             uint32(s),
+		Temperature:      f32("temp"),
+		DynatempRange:    f32("dynatemp_range"),
+		DynatempExponent: f32("dynatemp_exponent"),
+		TopK:             int_("top_k"),
+		TopP:             f32("top_p"),
+		MinP:             f32("min_p"),
+		TypicalP:         f32("typ_p"),
+		TopNSigma:        f32("top_n_sigma"),
+		XTCProbability:   f32("xtc_probability"),
+		XTCThreshold:     f32("xtc_threshold"),
+		DRYMultiplier:    f32("dry_multiplier"),
+		DRYBase:          f32("dry_base"),
+		DRYAllowedLength: int_("dry_allowed_length"),
+		DRYLastN:         int_("dry_penalty_last_n"),
+		DRYBreakers:      breakers,
+		RepeatPenalty:    f32("penalty_repeat"),
+		FrequencyPenalty: f32("penalty_freq"),
+		PresencePenalty:  f32("penalty_present"),
+		PenaltyLastN:     int_("penalty_last_n"),
+		Mirostat:         int_("mirostat"),
+		MirostatTau:      f32("mirostat_tau"),
+		MirostatEta:      f32("mirostat_eta"),
+		MinKeep:          int_("min_keep"),
+		Order:            order,
 	}
 }
