@@ -34,7 +34,7 @@ CHAT_TEMPLATES ?= $(or $(LOOP_CHAT_TEMPLATES),../shared/chat-templates)
 MODEL_FILES := $(addprefix $(MODELS)/,tiny-qwen2-qwen15vocab-f32.gguf tiny-qwen2-qwen3vocab-f16.gguf \
 	tiny-llama-llama3vocab-q8_0.gguf bench-qwen2-q8_0.gguf)
 
-.PHONY: all setup tools deps links build testdata test vet bench dist cuda clean
+.PHONY: all setup tools deps links build testdata test race vet bench dist cuda clean
 
 all: setup build testdata
 
@@ -82,6 +82,13 @@ vet: links
 
 test: vet testdata
 	$(NATIVE_ENV) $(GO) test -count=1 ./...
+
+# The cgo packages under the race detector: the concurrency tests of llama/
+# (close against close, Add against Model.Close, pool leases) run here too.
+# The race build compiles llama.cpp once more (about 3 minutes on 2 cores).
+RACE_PKGS := ./llama/ ./engine/ ./agent/local/
+race: links testdata
+	$(NATIVE_ENV) $(GO) test -race -count=1 $(RACE_PKGS)
 
 bench: links testdata
 	$(NATIVE_ENV) $(GO) test -run '^$$' -bench . -benchtime 3x ./llama/

@@ -99,7 +99,7 @@ func BenchmarkToolGrammar(b *testing.B) {
 					b.Fatal(err)
 				}
 				ch := defaultChain(b, 1)
-				if _, _, err := ch.SampleGrammar(c, -1, g, llama.RejectionFirst); err != nil {
+				if _, _, err := ch.SampleGrammar(c, -1, g, llama.GrammarExact); err != nil {
 					b.Fatal(err)
 				}
 				llamaMs += float64(time.Since(mid).Microseconds()) / 1000

@@ -30,6 +30,17 @@ func load(t testing.TB, name string) *llama.Model {
 	return m
 }
 
+// newContext makes a one-thread context that closes when the test ends.
+func newContext(t testing.TB, m *llama.Model, size int) *llama.Context {
+	t.Helper()
+	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: size, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // defaultChain is llama-server's default chain at temperature 0.8.
 func defaultChain(t testing.TB, seed uint32) *llama.Sampler {
 	ch := llama.NewChain(true)

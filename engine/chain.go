@@ -9,15 +9,25 @@ import (
 	"github.com/loopagent/loop/sampler"
 )
 
-// Chain builds llama.cpp's sampler chain for cfg, as common_sampler_init
-// does: logit biases first (text biases tokenized with m), then the samplers
-// of cfg.Order, then dist; or temperature and Mirostat when cfg.Mirostat is
-// 1 or 2; or greedy when cfg.Greedy. A RandomSeed is replaced by a random
-// one; Seed reports it. The grammar is not part of the chain: pass it to
-// Generate, which applies it rejection-first.
-func Chain(m *llama.Model, cfg sampler.Config) (*llama.Sampler, error) {
+// Chain builds llama.cpp's sampler chain for cfg on context c, as
+// common_sampler_init does: logit biases first (text biases tokenized with
+// c's model), then the samplers of cfg.Order, then dist; or temperature and
+// Mirostat when cfg.Mirostat is 1 or 2. cfg.Greedy ends the order with
+// greedy instead of dist, so penalties and DRY still run. A look-back of -1
+// (penalty_last_n, dry_penalty_last_n) means the context: one sequence's
+// share of c, as llama.cpp's common code maps it to n_ctx. A RandomSeed is
+// replaced by a random one; Seed reports it. The grammar is not part of the
+// chain: pass it to Generate.
+func Chain(c *llama.Context, cfg sampler.Config) (*llama.Sampler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	m := c.Model()
+	if cfg.PenaltyLastN == -1 {
+		cfg.PenaltyLastN = c.SeqSize()
+	}
+	if cfg.DRYLastN == -1 {
+		cfg.DRYLastN = c.SeqSize()
 	}
 	seed := cfg.Seed
 	if seed == sampler.RandomSeed {
@@ -50,9 +60,6 @@ func chainBody(m *llama.Model, cfg sampler.Config, seed uint32, add adder) error
 			return err
 		}
 	}
-	if cfg.Greedy {
-		return add(llama.NewGreedy(), nil)
-	}
 	switch cfg.Mirostat {
 	case 1:
 		if err := add(llama.NewTemp(cfg.Temperature), nil); err != nil {
@@ -73,6 +80,9 @@ func chainBody(m *llama.Model, cfg sampler.Config, seed uint32, add adder) error
 		if err := add(s, nil); err != nil {
 			return err
 		}
+	}
+	if cfg.Greedy {
+		return add(llama.NewGreedy(), nil)
 	}
 	return add(llama.NewDist(seed), nil)
 }

@@ -17,6 +17,7 @@ import (
 // random logits under the default chain and the presets.
 func TestDistributionMatchesLlama(t *testing.T) {
 	m := load(t, testmodels.TinyQwen15F32)
+	c := newContext(t, m, 512)
 	seed := []float32{4.0, 2.5, 1.5}
 	for range 20 {
 		seed = append(seed, -0.5)
@@ -58,7 +59,7 @@ func TestDistributionMatchesLlama(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			want := sampler.Distribution(tt.cfg, tt.logits, nil)
-			ch, err := engine.Chain(m, tt.cfg)
+			ch, err := engine.Chain(c, tt.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

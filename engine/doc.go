@@ -5,7 +5,7 @@
 // grammar applied rejection-first, streaming complete UTF-8 text and
 // reporting why generation stopped, as llama-server does.
 //
-//	chain, _ := engine.Chain(model, cfg)
+//	chain, _ := engine.Chain(llamaCtx, cfg)
 //	g, _ := engine.CompileCalls(model, callGrammar)
 //	res, err := engine.Generate(ctx, slot, engine.Request{Prompt: toks, Chain: chain, Grammar: g, NPredict: 256})
 package engine

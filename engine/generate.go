@@ -3,9 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/loopagent/loop/llama"
 )
@@ -27,7 +25,8 @@ type Request struct {
 	// Grammar, when set, constrains the output; it is a grammar sampler
 	// outside Chain (see CompileGrammar).
 	Grammar *llama.Sampler
-	// GrammarMode is rejection-first (the default) or grammar-first.
+	// GrammarMode is how the grammar is applied: exact (the default),
+	// grammar-first, or rejection-first (fast, not exact).
 	GrammarMode llama.GrammarMode
 	// NPredict is the most tokens to generate (0: until the context is full).
 	NPredict int
@@ -49,7 +48,12 @@ type Result struct {
 	StoppingWord string
 	Prefill      llama.PrefillStats
 	PredictMs    float64 // time spent generating
-	Rejections   int     // tokens the grammar rejected first (rejection-first)
+	// Rejections counts the tokens the grammar rejected first
+	// (llama.RejectionFirst).
+	Rejections int
+	// GrammarChecks counts the candidates checked one by one against the
+	// grammar (llama.GrammarExact).
+	GrammarChecks int
 }
 
 // PerSecond is the generation speed in tokens per second.
@@ -63,131 +67,76 @@ func (r *Result) PerSecond() float64 {
 // Generate prefills req.Prompt into slot and samples until an
 // end-of-generation token, a stop string, NPredict tokens or a full
 // context. A grammar that allows no token is an error wrapping
-// llama.ErrGrammar; cancelling ctx returns its error.
+// llama.ErrGrammar; cancelling ctx returns its error. On every path, error
+// or not, the result holds what was generated so far (Text and Tokens), so
+// a cancelled or failed generation loses nothing it already showed.
 func Generate(ctx context.Context, slot *llama.Slot, req Request) (*Result, error) {
 	if req.Chain == nil {
 		return nil, errors.New("engine: Request.Chain is nil")
 	}
 	res := &Result{StopType: StopLimit}
+	out := newTextOut(req.Stop, req.OnText)
+	start := time.Now()
+	defer func() {
+		res.Text = out.finish()
+		res.PredictMs = float64(time.Since(start).Microseconds()) / 1000
+	}()
 	if len(req.Prompt) > 0 {
 		st, err := slot.Prefill(ctx, req.Prompt)
 		res.Prefill = st
+		start = time.Now()
 		if err != nil {
 			return res, err
 		}
 	}
-	start := time.Now()
-	defer func() { res.PredictMs = float64(time.Since(start).Microseconds()) / 1000 }()
+	return res, generate(ctx, slot, req, res, out)
+}
+
+// generate samples tokens into res and out until a stop.
+func generate(ctx context.Context, slot *llama.Slot, req Request, res *Result, out *textOut) error {
 	m := slot.Context().Model()
-	out := &textOut{stops: req.Stop, emit: req.OnText, cut: -1}
 	for req.NPredict <= 0 || len(res.Tokens) < req.NPredict {
 		if err := ctx.Err(); err != nil {
-			return res, err
+			return err
 		}
-		tok, err := sample(slot.Context(), req)
+		tok, step, err := sample(slot.Context(), req)
 		if err != nil {
-			return res, err
+			return err
 		}
-		if tok.rejected {
+		if step.Rejected {
 			res.Rejections++
 		}
-		res.Tokens = append(res.Tokens, tok.id)
-		if m.IsEOG(tok.id) {
+		res.GrammarChecks += step.Checked
+		res.Tokens = append(res.Tokens, tok)
+		if m.IsEOG(tok) {
 			res.StopType = StopEOS
-			break
+			return nil
 		}
-		piece, _ := m.TokenPiece(tok.id, req.RenderSpecial)
+		piece, err := m.TokenPiece(tok, req.RenderSpecial)
+		if err != nil {
+			return err
+		}
 		if w := out.add(piece); w != "" {
 			res.StopType, res.StoppingWord = StopWord, w
-			break
+			return nil
 		}
 		if req.NPredict > 0 && len(res.Tokens) == req.NPredict {
-			break
+			return nil
 		}
-		if err := slot.Append(ctx, tok.id); err != nil {
+		if err := slot.Append(ctx, tok); err != nil {
 			if errors.Is(err, llama.ErrContextFull) {
-				break
+				return nil
 			}
-			return res, err
+			return err
 		}
 	}
-	res.Text = out.finish()
-	return res, nil
+	return nil
 }
 
-type sampled struct {
-	id       llama.Token
-	rejected bool
-}
-
-func sample(c *llama.Context, req Request) (sampled, error) {
+func sample(c *llama.Context, req Request) (llama.Token, llama.GrammarStep, error) {
 	if req.Grammar == nil {
 		t, err := req.Chain.Sample(c, -1)
-		return sampled{id: t}, err
+		return t, llama.GrammarStep{}, err
 	}
-	t, rej, err := req.Chain.SampleGrammar(c, -1, req.Grammar, req.GrammarMode)
-	return sampled{t, rej}, err
-}
-
-// textOut accumulates the generated text, watches for stop strings, and
-// streams what is safe to show.
-type textOut struct {
-	text    strings.Builder
-	printed int
-	stops   []string
-	emit    func(string)
-	cut     int // length of the text when a stop string was found, or -1
-}
-
-// add appends a piece and returns the stop string it completed, if any.
-func (o *textOut) add(piece string) string {
-	o.text.WriteString(piece)
-	s := o.text.String()
-	for _, w := range o.stops {
-		if i := strings.Index(s, w); w != "" && i >= 0 {
-			o.cut = i
-			return w
-		}
-	}
-	o.flush(s, true)
-	return ""
-}
-
-// flush emits the complete UTF-8 text after what was printed, holding back
-// a possible start of a stop string when hold is set.
-func (o *textOut) flush(s string, hold bool) {
-	if o.emit == nil {
-		return
-	}
-	end := len(s)
-	for end > o.printed && !utf8.ValidString(s[o.printed:end]) {
-		end--
-	}
-	if hold {
-		for _, w := range o.stops {
-			for k := min(len(w)-1, end-o.printed); k > 0; k-- {
-				if strings.HasSuffix(s[:end], w[:k]) {
-					end -= k
-					break
-				}
-			}
-		}
-	}
-	if end > o.printed {
-		o.emit(s[o.printed:end])
-		o.printed = end
-	}
-}
-
-// finish returns the final text, cut before a stop string, and emits the
-// rest of it.
-func (o *textOut) finish() string {
-	s := o.text.String()
-	if o.cut >= 0 {
-		s = s[:o.cut]
-	}
-	if o.emit != nil && len(s) > o.printed {
-		o.emit(s[o.printed:])
-	}
-	return s
+	return req.Chain.SampleGrammar(c, -1, req.Grammar, req.GrammarMode)
 }

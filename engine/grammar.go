@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"regexp"
-	"strings"
-
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
 )
@@ -31,8 +28,8 @@ func Check(gbnf string) error {
 
 // CompileCalls compiles a tool-call grammar. A lazy grammar waits for its
 // triggers: a trigger that is one token of the vocabulary (such as
-// <tool_call> in Qwen's) becomes a trigger token, any other a pattern that
-// matches it anywhere in the output, as llama-server's word triggers do. A
+// <tool_call> in Qwen's) becomes a trigger token, any other a word that
+// wakes it anywhere in the output, as llama-server's word triggers do. A
 // nil g (tool_choice none) gives a nil sampler.
 func CompileCalls(m *llama.Model, g *grammar.CallGrammar) (*llama.Sampler, error) {
 	if g == nil {
@@ -44,24 +41,17 @@ func CompileCalls(m *llama.Model, g *grammar.CallGrammar) (*llama.Sampler, error
 	if !g.Lazy {
 		return m.NewGrammar(g.GBNF, "root")
 	}
-	var tokens []llama.Token
-	var words []string
+	var trig llama.LazyTriggers
 	for _, w := range g.Triggers {
 		toks, err := m.Tokenize(w, false, true)
 		if err != nil {
 			return nil, err
 		}
 		if len(toks) == 1 {
-			tokens = append(tokens, toks[0])
+			trig.Tokens = append(trig.Tokens, toks[0])
 		} else {
-			words = append(words, regexp.QuoteMeta(w))
+			trig.Words = append(trig.Words, w)
 		}
 	}
-	var patterns []string
-	if len(words) > 0 {
-		patterns = []string{`[\s\S]*?(` + joinAlt(words) + `)[\s\S]*`}
-	}
-	return m.NewLazyGrammar(g.GBNF, "root", patterns, tokens)
+	return m.NewLazyGrammar(g.GBNF, "root", trig)
 }
-
-func joinAlt(ws []string) string { return strings.Join(ws, "|") }

@@ -159,7 +159,10 @@ func TestInvalidArguments(t *testing.T) {
 	c := newContext(t, m, llama.ContextParams{ContextSize: 256, BatchSize: 32})
 	ctx := context.Background()
 	big := make([]llama.Token, 33)
-	b := llama.NewBatch(64, 1)
+	b, err := llama.NewBatch(64, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer b.Close()
 	for i := range big {
 		b.Add(1, i, []int{0}, false)

@@ -5,14 +5,16 @@ package llama
 // The llama.cpp, ggml and ggml-cpu sources are compiled by the blank import of
 // github.com/ollama/ollama/llama/llama.cpp/src below. Their headers are reached
 // through third_party/llama.cpp and third_party/ggml, which are links that
-// `make` creates into that module's directory in the module cache.
+// `make` creates into that module's directory in the module cache. The
+// bridge also includes one internal header, src/llama-grammar.h, to parse
+// grammars with llama.cpp's parser without its printing to stderr.
 //
 // Optimisation flags (-O3 -march=native, or -march=x86-64-v3 for `make dist`)
 // come from CGO_CFLAGS and CGO_CXXFLAGS, which the Makefile sets for every
 // target so that the Go build cache stays warm.
 
 /*
-#cgo CPPFLAGS: -I${SRCDIR}/../third_party/llama.cpp/include -I${SRCDIR}/../third_party/ggml/include
+#cgo CPPFLAGS: -I${SRCDIR}/../third_party/llama.cpp/include -I${SRCDIR}/../third_party/llama.cpp/src -I${SRCDIR}/../third_party/ggml/include
 #cgo CXXFLAGS: -std=c++17
 #cgo linux LDFLAGS: -ldl -lm
 */

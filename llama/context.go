@@ -9,6 +9,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -37,7 +38,10 @@ type ContextParams struct {
 	// UnifiedKV makes all sequences share one KV buffer (kv_unified), which
 	// helps when they share long prefixes.
 	UnifiedKV bool
-	// Threads is the number of threads for generation. 0 means all CPUs.
+	// Threads is the number of threads for generation. 0 means the
+	// physical cores, as llama.cpp chooses (see DefaultThreads). More than
+	// MaxThreads (ggml's GGML_MAX_N_THREADS) are capped at it, with a
+	// warning in the log.
 	Threads int
 	// BatchThreads is the number of threads for prompt processing. 0 means
 	// Threads.
@@ -53,18 +57,29 @@ type ContextParams struct {
 // logits of the last decode. It is not safe for concurrent use, except that
 // Close may be called from another goroutine: it aborts a running Decode.
 type Context struct {
-	mu      sync.Mutex
-	c       *C.struct_llama_context
-	model   *Model
-	abort   *C.int32_t
-	batch   *Batch // reused by DecodeTokens
-	nCtx    int
-	nCtxSeq int
-	nBatch  int
-	nUBatch int
-	nSeq    int
-	unified bool
-	closing atomic.Bool
+	mu        sync.Mutex
+	c         *C.struct_llama_context
+	model     *Model
+	batch     *Batch // reused by DecodeTokens
+	nCtx      int
+	nCtxSeq   int
+	nBatch    int
+	nUBatch   int
+	nSeq      int
+	unified   bool
+	recurrent bool
+	closing   atomic.Bool
+	// abortMu guards the abort flag, which llama.cpp's abort callback
+	// reads during a decode: every store into it, and its free, happen
+	// under this lock, so no store can land in freed memory. abortGen
+	// counts decodes, so that a late cancel of one decode cannot abort the
+	// next.
+	abortMu  sync.Mutex
+	abort    *C.int32_t
+	abortGen uint64
+	// pools are the persistent ggml thread pools of generation and prompt
+	// processing (poolBatch is nil when both use pool).
+	pool, poolBatch *C.struct_ggml_threadpool
 	// outputs are the batch indices of the last decode that have logits;
 	// llama.cpp aborts on any other index when built without NDEBUG.
 	outputs []int
@@ -114,15 +129,27 @@ func NewContext(m *Model, p ContextParams) (*Context, error) {
 	if err != nil {
 		return nil, newError(op, m.path, err)
 	}
-	c.abort = C.loop_abort_flag_new()
-	C.loop_set_abort(c.c, c.abort)
 	c.nCtx = int(C.llama_n_ctx(c.c))
 	c.nCtxSeq = int(C.llama_n_ctx_seq(c.c))
 	c.nBatch = int(C.llama_n_batch(c.c))
 	c.nUBatch = int(C.llama_n_ubatch(c.c))
 	c.nSeq = int(C.llama_n_seq_max(c.c))
 	c.unified = bool(cp.kv_unified)
-	c.batch = NewBatch(c.nBatch, 1)
+	c.recurrent = info.Recurrent
+	c.abort = C.loop_abort_flag_new()
+	if c.abort == nil {
+		c.close()
+		return nil, newError(op, m.path, errors.New("out of memory for the abort flag"))
+	}
+	C.loop_set_abort(c.c, c.abort)
+	if !C.loop_attach_threadpools(c.c, cp.n_threads, cp.n_threads_batch, pollThreads(int(cp.n_threads), int(cp.n_threads_batch)), &c.pool, &c.poolBatch) {
+		c.close()
+		return nil, newError(op, m.path, fmt.Errorf("could not start %d threads", cp.n_threads))
+	}
+	if c.batch, err = NewBatch(c.nBatch, 1); err != nil {
+		c.close()
+		return nil, newError(op, m.path, err)
+	}
 	if err := m.adopt(c); err != nil {
 		c.close()
 		return nil, newError(op, m.path, err)
@@ -146,15 +173,31 @@ func contextParams(p ContextParams, info Info) (C.struct_llama_context_params, e
 	if seqs < 1 || seqs > maxSequences {
 		return cp, detail(ErrInvalidArgument, "%d sequences is outside 1..%d", seqs, maxSequences)
 	}
-	threads := cmpOr(p.Threads, runtime.NumCPU())
+	batch, ubatch := cmpOr(p.BatchSize, 2048), cmpOr(p.UBatchSize, 512)
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"context size", n}, {"batch size", batch}, {"ubatch size", ubatch}} {
+		if v.n < 1 || v.n > math.MaxInt32 {
+			return cp, detail(ErrInvalidArgument, "%s %d is outside 1..%d", v.name, v.n, math.MaxInt32)
+		}
+	}
+	threads, err := threadCount("threads", cmpOr(p.Threads, DefaultThreads()))
+	if err != nil {
+		return cp, err
+	}
+	batchThreads, err := threadCount("batch threads", cmpOr(p.BatchThreads, threads))
+	if err != nil {
+		return cp, err
+	}
 	cp.no_perf = C.bool(false) // keep llama_perf_context's counters
 	cp.n_ctx = C.uint32_t(n)
-	cp.n_batch = C.uint32_t(cmpOr(p.BatchSize, 2048))
-	cp.n_ubatch = C.uint32_t(cmpOr(p.UBatchSize, 512))
+	cp.n_batch = C.uint32_t(batch)
+	cp.n_ubatch = C.uint32_t(ubatch)
 	cp.n_seq_max = C.uint32_t(seqs)
 	cp.kv_unified = C.bool(p.UnifiedKV)
 	cp.n_threads = C.int32_t(threads)
-	cp.n_threads_batch = C.int32_t(cmpOr(p.BatchThreads, threads))
+	cp.n_threads_batch = C.int32_t(batchThreads)
 	switch strings.ToLower(p.FlashAttention) {
 	case "", "auto":
 		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_AUTO
@@ -184,6 +227,32 @@ func contextParams(p ContextParams, info Info) (C.struct_llama_context_params, e
 	return cp, nil
 }
 
+// MaxThreads is ggml's GGML_MAX_N_THREADS: ggml-cpu asserts on more.
+const MaxThreads = 512
+
+// threadCount refuses a negative count and caps one above MaxThreads,
+// saying so in the log.
+func threadCount(what string, n int) (int, error) {
+	if n < 1 {
+		return 0, detail(ErrInvalidArgument, "%s %d must be at least 1", what, n)
+	}
+	if n > MaxThreads {
+		logState.Lock()
+		l := logState.logger
+		logState.Unlock()
+		l.Warn(fmt.Sprintf("llama: %s %d capped at %d (GGML_MAX_N_THREADS)", what, n, MaxThreads))
+		n = MaxThreads
+	}
+	return n, nil
+}
+
+// pollThreads reports whether a pool's threads may busy-wait for work:
+// only when they all fit on the CPUs, or the spinning ones take the cores
+// the working ones need.
+func pollThreads(gen, batch int) C.bool {
+	return C.bool(max(gen, batch) <= runtime.NumCPU())
+}
+
 func cmpOr(v, def int) int {
 	if v == 0 {
 		return def
@@ -194,23 +263,21 @@ func cmpOr(v, def int) int {
 // Close frees the context. A Decode running in another goroutine is aborted
 // first. Calling Close again does nothing.
 func (c *Context) Close() error {
-	if c.closing.Swap(true) {
+	if c.closing.Load() {
 		return nil
-	}
-	if c.abort != nil {
-		atomic.StoreInt32((*int32)(unsafe.Pointer(c.abort)), 1)
 	}
 	c.close()
 	c.model.release(c)
 	return nil
 }
 
-// close frees the C side; the model calls it when it closes first.
+// close aborts a running decode, then frees the C side once the decode has
+// returned; the model calls it when it closes first.
 func (c *Context) close() {
+	c.abortMu.Lock()
 	c.closing.Store(true)
-	if c.abort != nil {
-		atomic.StoreInt32((*int32)(unsafe.Pointer(c.abort)), 1)
-	}
+	c.storeAbort()
+	c.abortMu.Unlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.c == nil {
@@ -219,9 +286,44 @@ func (c *Context) close() {
 	c.leak.Stop()
 	C.llama_free(c.c)
 	c.c = nil
-	c.batch.Close()
+	C.loop_free_threadpools(c.pool, c.poolBatch)
+	c.pool, c.poolBatch = nil, nil
+	if c.batch != nil {
+		c.batch.Close()
+	}
+	c.abortMu.Lock()
 	C.free(unsafe.Pointer(c.abort))
 	c.abort = nil
+	c.abortMu.Unlock()
+}
+
+// storeAbort sets the abort flag; abortMu is held.
+func (c *Context) storeAbort() {
+	if c.abort != nil {
+		atomic.StoreInt32((*int32)(unsafe.Pointer(c.abort)), 1)
+	}
+}
+
+// armAbort starts decode number gen: it clears the flag unless the
+// context is closing, in which case the decode must not start.
+func (c *Context) armAbort() (gen uint64, ok bool) {
+	c.abortMu.Lock()
+	defer c.abortMu.Unlock()
+	if c.closing.Load() || c.abort == nil {
+		return 0, false
+	}
+	c.abortGen++
+	atomic.StoreInt32((*int32)(unsafe.Pointer(c.abort)), 0)
+	return c.abortGen, true
+}
+
+// abortDecode aborts decode number gen, if it is still the current one.
+func (c *Context) abortDecode(gen uint64) {
+	c.abortMu.Lock()
+	defer c.abortMu.Unlock()
+	if c.abortGen == gen {
+		c.storeAbort()
+	}
 }
 
 // lock locks the context for one operation, or returns ErrClosed.
@@ -255,15 +357,28 @@ func (c *Context) Sequences() int { return c.nSeq }
 // Unified reports whether the sequences share one KV buffer.
 func (c *Context) Unified() bool { return c.unified }
 
-// SetThreads sets the generation and prompt-processing thread counts.
+// SetThreads sets the generation and prompt-processing thread counts,
+// capped at MaxThreads.
 func (c *Context) SetThreads(gen, batch int) error {
+	var err error
+	if gen, err = threadCount("threads", gen); err != nil {
+		return newError("set threads", "", err)
+	}
+	if batch, err = threadCount("batch threads", batch); err != nil {
+		return newError("set threads", "", err)
+	}
 	if err := c.lock("set threads"); err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
-	if gen < 1 || batch < 1 {
-		return newError("set threads", "", detail(ErrInvalidArgument, "threads %d/%d must be positive", gen, batch))
+	var pool, poolBatch *C.struct_ggml_threadpool
+	C.llama_detach_threadpool(c.c)
+	if !C.loop_attach_threadpools(c.c, C.int32_t(gen), C.int32_t(batch), pollThreads(gen, batch), &pool, &poolBatch) {
+		C.llama_attach_threadpool(c.c, c.pool, c.poolBatch)
+		return newError("set threads", "", fmt.Errorf("could not start %d threads", gen))
 	}
+	C.loop_free_threadpools(c.pool, c.poolBatch)
+	c.pool, c.poolBatch = pool, poolBatch
 	C.llama_set_n_threads(c.c, C.int32_t(gen), C.int32_t(batch))
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
+	"math"
 	"unsafe"
 )
 
@@ -24,26 +24,45 @@ type Batch struct {
 }
 
 // NewBatch allocates a batch for up to capacity tokens, each in up to
-// maxSeqs sequences. Close frees it.
-func NewBatch(capacity, maxSeqs int) *Batch {
-	capacity, maxSeqs = max(capacity, 1), max(maxSeqs, 1)
-	return &Batch{b: C.llama_batch_init(C.int32_t(capacity), 0, C.int32_t(maxSeqs)), capacity: capacity, maxSeqs: maxSeqs}
+// maxSeqs sequences (at most maxSequences). Close frees it. Sizes beyond
+// int32, or memory that cannot be had, are errors.
+func NewBatch(capacity, maxSeqs int) (*Batch, error) {
+	const op = "new batch"
+	if capacity < 1 || capacity > math.MaxInt32 {
+		return nil, newError(op, "", detail(ErrInvalidArgument, "capacity %d is outside 1..%d", capacity, math.MaxInt32))
+	}
+	if maxSeqs < 1 || maxSeqs > maxSequences {
+		return nil, newError(op, "", detail(ErrInvalidArgument, "%d sequences per token is outside 1..%d", maxSeqs, maxSequences))
+	}
+	b := &Batch{capacity: capacity, maxSeqs: maxSeqs}
+	if !C.loop_batch_init(&b.b, C.int32_t(capacity), C.int32_t(maxSeqs)) {
+		return nil, newError(op, "", fmt.Errorf("out of memory for %d tokens", capacity))
+	}
+	return b, nil
 }
 
-// Add appends a token at position pos in the given sequences.
+// Add appends a token at position pos in the given sequences. Positions
+// and sequence ids must fit llama.cpp's int32.
 func (b *Batch) Add(t Token, pos int, seqs []int, logits bool) error {
+	const op = "batch add"
 	if b.b.token == nil {
-		return newError("batch add", "", ErrClosed)
+		return newError(op, "", ErrClosed)
 	}
 	if b.n >= b.capacity {
-		return newError("batch add", "", detail(ErrInvalidArgument, "batch is full at %d tokens", b.capacity))
+		return newError(op, "", detail(ErrInvalidArgument, "batch is full at %d tokens", b.capacity))
 	}
 	if len(seqs) == 0 || len(seqs) > b.maxSeqs {
-		return newError("batch add", "", detail(ErrInvalidArgument, "%d sequences per token, want 1..%d", len(seqs), b.maxSeqs))
+		return newError(op, "", detail(ErrInvalidArgument, "%d sequences per token, want 1..%d", len(seqs), b.maxSeqs))
+	}
+	if pos < 0 || pos > math.MaxInt32 {
+		return newError(op, "", detail(ErrInvalidArgument, "position %d is outside 0..%d", pos, math.MaxInt32))
 	}
 	var ids [8]C.llama_seq_id
 	cs := ids[:0]
 	for _, s := range seqs {
+		if s < 0 || s >= maxSequences {
+			return newError(op, "", detail(ErrInvalidArgument, "sequence %d is outside 0..%d", s, maxSequences-1))
+		}
 		cs = append(cs, C.llama_seq_id(s))
 	}
 	C.loop_batch_set(&b.b, C.int32_t(b.n), C.llama_token(t), C.llama_pos(pos), &cs[0], C.int32_t(len(cs)), C.bool(logits))
@@ -60,8 +79,7 @@ func (b *Batch) Clear() { b.n = 0 }
 // Close frees the batch. Calling it again does nothing.
 func (b *Batch) Close() error {
 	if b.b.token != nil {
-		C.llama_batch_free(b.b)
-		b.b = C.struct_llama_batch{}
+		C.loop_batch_free(&b.b)
 	}
 	return nil
 }
@@ -120,9 +138,11 @@ func (c *Context) decode(ctx context.Context, b *Batch) error {
 	if err := ctx.Err(); err != nil {
 		return newError(op, "", err)
 	}
-	flag := (*int32)(unsafe.Pointer(c.abort))
-	atomic.StoreInt32(flag, 0)
-	stop := context.AfterFunc(ctx, func() { atomic.StoreInt32(flag, 1) })
+	gen, ok := c.armAbort()
+	if !ok {
+		return newError(op, "", errors.New("aborted because the context is closing"))
+	}
+	stop := context.AfterFunc(ctx, func() { c.abortDecode(gen) })
 	defer stop()
 	cb := b.b
 	cb.n_tokens = C.int32_t(b.n)
@@ -170,6 +190,9 @@ func (c *Context) DecodeTokens(ctx context.Context, seq, pos int, tokens []Token
 	if err := c.model.checkTokens(tokens); err != nil {
 		return 0, newError(op, "", err)
 	}
+	if pos < 0 || int64(pos)+int64(len(tokens)) > math.MaxInt32 {
+		return 0, newError(op, "", detail(ErrInvalidArgument, "positions %d..%d are outside 0..%d", pos, int64(pos)+int64(len(tokens)), math.MaxInt32))
+	}
 	done := 0
 	seqs := []int{seq}
 	for done < len(tokens) {
@@ -177,14 +200,13 @@ func (c *Context) DecodeTokens(ctx context.Context, seq, pos int, tokens []Token
 		c.batch.Clear()
 		for i := range n {
 			last := done+i == len(tokens)-1
-			c.batch.Add(tokens[done+i], pos+done+i, seqs, wantLogits && last)
-		}
-		if err := c.decode(ctx, c.batch); err != nil {
-			// Finished ubatches of an aborted chunk stay in the cache.
-			if p := int(C.llama_memory_seq_pos_max(C.llama_get_memory(c.c), C.llama_seq_id(seq))); p >= pos+done {
-				done = p - pos + 1
+			if err := c.batch.Add(tokens[done+i], pos+done+i, seqs, wantLogits && last); err != nil {
+				return done, err
 			}
-			return done, err
+		}
+		before := c.seqPosMax(seq)
+		if err := c.decode(ctx, c.batch); err != nil {
+			return done + c.reached(seq, before, pos+done, n), err
 		}
 		done += n
 	}
@@ -192,6 +214,23 @@ func (c *Context) DecodeTokens(ctx context.Context, seq, pos int, tokens []Token
 	// (GPU backends return early) and llama.cpp's counters are updated.
 	C.llama_synchronize(c.c)
 	return done, nil
+}
+
+// seqPosMax is SeqPosMax with c.mu held.
+func (c *Context) seqPosMax(seq int) int {
+	return int(C.llama_memory_seq_pos_max(C.llama_get_memory(c.c), C.llama_seq_id(seq)))
+}
+
+// reached counts the tokens of a failed chunk of n tokens at positions
+// from start that reached the KV cache (the finished ubatches of an
+// aborted decode stay there): the new positions past the sequence's end
+// before the chunk, when that end was just before start.
+func (c *Context) reached(seq, before, start, n int) int {
+	after := c.seqPosMax(seq)
+	if before != start-1 || after < start {
+		return 0
+	}
+	return min(after-start+1, n)
 }
 
 // Logits returns a copy of the logits of output row i of the last decode:

@@ -9,30 +9,44 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 )
 
 // logState turns llama.cpp's log fragments into slog records. llama.cpp
 // writes lines in pieces (GGML_LOG_LEVEL_CONT continues the previous piece),
-// so text is buffered until a newline.
+// so text is buffered per thread until a newline.
 var logState struct {
 	sync.Mutex
 	logger *slog.Logger
-	level  slog.Level
-	buf    strings.Builder
-	// capture, when set, collects the error records of one operation.
-	capture *errorCapture
+	lines  map[uint64]*pendingLine
+	// captures collect the error records of one call each, keyed by the
+	// thread that makes the call (see captureErrors).
+	captures map[uint64]*errorCapture
+}
+
+// pendingLine is a record one thread has not finished writing.
+type pendingLine struct {
+	level slog.Level
+	buf   strings.Builder
 }
 
 // errorCapture collects the error messages llama.cpp logs during one call
 // that reports failure only by its return value (model load, context init).
-type errorCapture struct{ lines []string }
+// Captures are per OS thread, so concurrent calls keep their own causes.
+type errorCapture struct {
+	tid   uint64
+	lines []string
+}
 
+// captureErrors starts collecting the errors that llama.cpp logs on this
+// goroutine's thread, which it locks until stop.
 func captureErrors() *errorCapture {
-	c := &errorCapture{}
+	runtime.LockOSThread()
+	c := &errorCapture{tid: uint64(C.loop_thread_id())}
 	logState.Lock()
-	logState.capture = c
+	logState.captures[c.tid] = c
 	logState.Unlock()
 	return c
 }
@@ -40,18 +54,19 @@ func captureErrors() *errorCapture {
 // stop ends the capture and returns the messages joined by "; ".
 func (c *errorCapture) stop() string {
 	logState.Lock()
-	if logState.capture == c {
-		if logState.buf.Len() > 0 {
-			emitLog()
-		}
-		logState.capture = nil
+	if p := logState.lines[c.tid]; p != nil && p.buf.Len() > 0 {
+		emitLog(c.tid, p)
 	}
+	delete(logState.captures, c.tid)
 	logState.Unlock()
+	runtime.UnlockOSThread()
 	return strings.Join(c.lines, "; ")
 }
 
 func init() {
 	logState.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	logState.lines = map[uint64]*pendingLine{}
+	logState.captures = map[uint64]*errorCapture{}
 	C.loop_install_log()
 }
 
@@ -90,36 +105,44 @@ func slogLevel(level int) slog.Level {
 }
 
 //export loopGoLog
-func loopGoLog(level C.int, text *C.char) {
+func loopGoLog(level C.int, text *C.char, tid C.uint64_t) {
 	s := C.GoString(text)
+	id := uint64(tid)
 	logState.Lock()
 	defer logState.Unlock()
+	p := logState.lines[id]
+	if p == nil {
+		p = &pendingLine{}
+		logState.lines[id] = p // one per thread that ever logged
+	}
 	if int(level) != logCont {
-		if logState.buf.Len() > 0 { // a new record starts: flush an unterminated one
-			emitLog()
+		if p.buf.Len() > 0 { // a new record starts: flush an unterminated one
+			emitLog(id, p)
 		}
-		logState.level = slogLevel(int(level))
+		p.level = slogLevel(int(level))
 	}
 	for {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
-			logState.buf.WriteString(s)
+			p.buf.WriteString(s)
 			return
 		}
-		logState.buf.WriteString(s[:i])
-		emitLog()
+		p.buf.WriteString(s[:i])
+		emitLog(id, p)
 		s = s[i+1:]
 	}
 }
 
-func emitLog() {
-	msg := strings.TrimSpace(logState.buf.String())
-	logState.buf.Reset()
+// emitLog logs thread id's pending line, and keeps it for the thread's
+// capture when it is an error. logState is locked.
+func emitLog(id uint64, p *pendingLine) {
+	msg := strings.TrimSpace(p.buf.String())
+	p.buf.Reset()
 	if msg == "" {
 		return
 	}
-	if logState.capture != nil && logState.level >= slog.LevelError {
-		logState.capture.lines = append(logState.capture.lines, msg)
+	if c := logState.captures[id]; c != nil && p.level >= slog.LevelError {
+		c.lines = append(c.lines, msg)
 	}
-	logState.logger.Log(context.Background(), logState.level, msg, "source", "llama.cpp")
+	logState.logger.Log(context.Background(), p.level, msg, "source", "llama.cpp")
 }

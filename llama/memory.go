@@ -7,9 +7,15 @@ package llama
 import "C"
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
+	"sync"
 	"unsafe"
 )
 
@@ -17,6 +23,18 @@ import (
 // negative p0 means 0 and a negative p1 means "to the end".
 
 func (c *Context) mem() C.llama_memory_t { return C.llama_get_memory(c.c) }
+
+// checkPositions refuses positions (or a shift) that llama.cpp's int32
+// llama_pos cannot hold; a truncated one would silently mean another
+// range (1<<32 would become 0, "from the start").
+func checkPositions(ps ...int) error {
+	for _, p := range ps {
+		if p < math.MinInt32 || p > math.MaxInt32 {
+			return detail(ErrInvalidArgument, "position %d is outside llama.cpp's int32", p)
+		}
+	}
+	return nil
+}
 
 // SeqRemove removes positions [p0, p1) of sequence seq. It reports false when
 // the memory cannot remove a partial range (recurrent and some sliding-window
@@ -26,7 +44,7 @@ func (c *Context) SeqRemove(seq, p0, p1 int) (bool, error) {
 		return false, err
 	}
 	defer c.mu.Unlock()
-	if err := c.checkSeq(seq); err != nil {
+	if err := errors.Join(c.checkSeq(seq), checkPositions(p0, p1)); err != nil {
 		return false, newError("seq rm", "", err)
 	}
 	return bool(C.llama_memory_seq_rm(c.mem(), C.llama_seq_id(seq), C.llama_pos(p0), C.llama_pos(p1))), nil
@@ -41,7 +59,7 @@ func (c *Context) SeqCopy(src, dst, p0, p1 int) error {
 		return err
 	}
 	defer c.mu.Unlock()
-	if err := errors.Join(c.checkSeq(src), c.checkSeq(dst)); err != nil {
+	if err := errors.Join(c.checkSeq(src), c.checkSeq(dst), checkPositions(p0, p1)); err != nil {
 		return newError(op, "", err)
 	}
 	if !c.unified && src != dst && (p0 > 0 || p1 > 0) {
@@ -72,7 +90,7 @@ func (c *Context) SeqAdd(seq, p0, p1, delta int) error {
 		return err
 	}
 	defer c.mu.Unlock()
-	if err := c.checkSeq(seq); err != nil {
+	if err := errors.Join(c.checkSeq(seq), checkPositions(p0, p1, delta)); err != nil {
 		return newError(op, "", err)
 	}
 	if !bool(C.llama_memory_can_shift(c.mem())) {
@@ -137,15 +155,23 @@ func (c *Context) SeqState(seq int) ([]byte, error) {
 		return nil, nil
 	}
 	buf := C.malloc(n)
+	if buf == nil {
+		return nil, newError(op, "", fmt.Errorf("out of memory for a state of %d bytes", n))
+	}
 	defer C.free(buf)
 	got := C.llama_state_seq_get_data(c.c, (*C.uint8_t)(buf), n, C.llama_seq_id(seq))
 	if got == 0 || got > n {
 		return nil, newError(op, "", fmt.Errorf("llama_state_seq_get_data wrote %d of %d bytes", got, n))
 	}
-	return C.GoBytes(buf, C.int(got)), nil
+	// A copy, not C.GoBytes: its length is a C int, and states of an 8B
+	// model pass 2 GiB near 16k tokens.
+	return bytes.Clone(unsafe.Slice((*byte)(buf), int(got))), nil
 }
 
-// SetSeqState replaces sequence seq with a state from SeqState.
+// SetSeqState replaces sequence seq with a state from SeqState. The state's
+// header is checked first (llama.cpp would reserve room for whatever cell
+// count it claims); when llama.cpp refuses the state, the sequence is left
+// empty, never half restored.
 func (c *Context) SetSeqState(seq int, state []byte) error {
 	const op = "set seq state"
 	if err := c.lock(op); err != nil {
@@ -159,58 +185,159 @@ func (c *Context) SetSeqState(seq int, state []byte) error {
 		C.llama_memory_seq_rm(c.mem(), C.llama_seq_id(seq), -1, -1)
 		return nil
 	}
+	if err := c.checkState(state); err != nil {
+		return newError(op, "", err)
+	}
 	buf := C.CBytes(state)
 	defer C.free(buf)
-	if C.llama_state_seq_set_data(c.c, (*C.uint8_t)(buf), C.size_t(len(state)), C.llama_seq_id(seq)) == 0 {
-		return newError(op, "", errors.New("llama.cpp could not restore the state (wrong model or context?)"))
+	errs := captureErrors()
+	ok := C.llama_state_seq_set_data(c.c, (*C.uint8_t)(buf), C.size_t(len(state)), C.llama_seq_id(seq)) != 0
+	logged := errs.stop()
+	if !ok {
+		C.llama_memory_seq_rm(c.mem(), C.llama_seq_id(seq), -1, -1)
+		if logged == "" {
+			logged = "wrong model or context?"
+		}
+		return newError(op, "", fmt.Errorf("llama.cpp could not restore the state (%s)", logged))
 	}
 	return nil
 }
 
-// SaveSeqState writes sequence seq and its tokens to a file.
+// checkState reads the header of a sequence state of a KV cache: the
+// number of streams, then per stream a cell count and its cells. A
+// sequence's cells fill at most one stream's share of the context, and each
+// takes at least 12 bytes of the blob. Recurrent memory has another layout
+// and is left to llama.cpp.
+func (c *Context) checkState(state []byte) error {
+	if c.recurrent {
+		return nil
+	}
+	if len(state) < 8 {
+		return detail(ErrInvalidArgument, "a state of %d bytes is too short", len(state))
+	}
+	streams := binary.LittleEndian.Uint32(state)
+	if want := c.streams(); int64(streams) != int64(want) {
+		return detail(ErrInvalidArgument, "the state has %d KV streams, this context %d", streams, want)
+	}
+	cells := binary.LittleEndian.Uint32(state[4:])
+	if int64(cells) > int64(c.nCtxSeq) || int64(cells)*12 > int64(len(state)-8) {
+		return detail(ErrInvalidArgument, "the state claims %d cells; a sequence holds at most %d and the state has %d bytes",
+			cells, c.nCtxSeq, len(state))
+	}
+	return nil
+}
+
+// streams is the number of KV streams: one shared by all sequences, or one
+// each.
+func (c *Context) streams() int {
+	if c.unified {
+		return 1
+	}
+	return c.nSeq
+}
+
+// seqFileMagic starts the files SaveSeqState writes.
+const seqFileMagic = "LOOPSEQ1"
+
+// SaveSeqState writes sequence seq and its tokens to a file: a header with
+// the model's fingerprint (a hash of its metadata and first weights) and
+// the tokens, then the state. LoadSeqState refuses it on another model.
 func (c *Context) SaveSeqState(path string, seq int, tokens []Token) error {
 	const op = "save seq state"
-	if err := c.lock(op); err != nil {
-		return err
-	}
-	defer c.mu.Unlock()
-	if err := c.checkSeq(seq); err != nil {
+	sum, err := c.model.print.sum()
+	if err != nil {
 		return newError(op, path, err)
 	}
-	cpath := C.CString(path)
-	defer C.free(unsafe.Pointer(cpath))
-	var tp *C.llama_token
-	if len(tokens) > 0 {
-		tp = (*C.llama_token)(unsafe.Pointer(&tokens[0]))
+	if err := c.model.checkTokens(tokens); err != nil {
+		return newError(op, path, err)
 	}
-	if C.llama_state_seq_save_file(c.c, cpath, C.llama_seq_id(seq), tp, C.size_t(len(tokens))) == 0 {
-		return newError(op, path, errors.New("llama.cpp could not write the file"))
+	state, err := c.SeqState(seq)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	b.WriteString(seqFileMagic)
+	b.Write(sum[:])
+	binary.Write(&b, binary.LittleEndian, uint32(len(tokens)))
+	binary.Write(&b, binary.LittleEndian, tokens)
+	b.Write(state)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return pathErr(op, path, err)
 	}
 	return nil
 }
 
 // LoadSeqState restores sequence seq from a file written by SaveSeqState and
-// returns its tokens.
+// returns its tokens. A file of another model, tokens outside the
+// vocabulary or a state that does not fit are refused, and leave the
+// sequence empty.
 func (c *Context) LoadSeqState(path string, seq int) ([]Token, error) {
 	const op = "load seq state"
-	if err := c.lock(op); err != nil {
-		return nil, err
-	}
-	defer c.mu.Unlock()
-	if err := c.checkSeq(seq); err != nil {
-		return nil, newError(op, path, err)
-	}
-	if _, err := os.Stat(path); err != nil {
+	data, err := os.ReadFile(path)
+	if err != nil {
 		return nil, pathErr(op, path, err)
 	}
-	cpath := C.CString(path)
-	defer C.free(unsafe.Pointer(cpath))
-	tokens := make([]Token, c.nCtxSeq+1)
-	var n C.size_t
-	if C.llama_state_seq_load_file(c.c, cpath, C.llama_seq_id(seq), (*C.llama_token)(unsafe.Pointer(&tokens[0])), C.size_t(len(tokens)), &n) == 0 {
-		return nil, newError(op, path, errors.New("not a sequence state of this model and context"))
+	tokens, state, err := c.parseSeqFile(data)
+	if err != nil {
+		return nil, newError(op, path, err)
 	}
-	return tokens[:n], nil
+	if err := c.SetSeqState(seq, state); err != nil {
+		return nil, newError(op, path, err)
+	}
+	return tokens, nil
+}
+
+func (c *Context) parseSeqFile(data []byte) ([]Token, []byte, error) {
+	head := len(seqFileMagic) + 32 + 4
+	if len(data) < head || string(data[:len(seqFileMagic)]) != seqFileMagic {
+		return nil, nil, detail(ErrInvalidArgument, "not a sequence state saved by loop")
+	}
+	sum, err := c.model.print.sum()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !bytes.Equal(data[len(seqFileMagic):len(seqFileMagic)+32], sum[:]) {
+		return nil, nil, detail(ErrInvalidArgument, "the state was saved with another model")
+	}
+	n := int64(binary.LittleEndian.Uint32(data[head-4:]))
+	if n > int64(c.nCtxSeq) || int64(head)+4*n > int64(len(data)) {
+		return nil, nil, detail(ErrInvalidArgument, "the state claims %d tokens", n)
+	}
+	tokens := make([]Token, n)
+	binary.Decode(data[head:], binary.LittleEndian, tokens)
+	if err := c.model.checkTokens(tokens); err != nil {
+		return nil, nil, err
+	}
+	return tokens, data[head+4*int(n):], nil
+}
+
+// fingerprint identifies a model file's weights for saved states: SHA-256
+// of its header (metadata and tensor infos) and first MiB of tensor data,
+// so two files of the same shapes with other weights differ.
+type fingerprint struct {
+	path       string
+	dataOffset int64
+	once       sync.Once
+	hash       [32]byte
+	err        error
+}
+
+func (f *fingerprint) sum() ([32]byte, error) {
+	f.once.Do(func() {
+		file, err := os.Open(f.path)
+		if err != nil {
+			f.err = err
+			return
+		}
+		defer file.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, io.LimitReader(file, f.dataOffset+1<<20)); err != nil {
+			f.err = err
+			return
+		}
+		copy(f.hash[:], h.Sum(nil))
+	})
+	return f.hash, f.err
 }
 
 // Perf holds llama.cpp's performance counters (llama_perf_context).

@@ -43,30 +43,47 @@ type Model struct {
 	path     string
 	meta     []MetaKV
 	nVocab   int
+	noVocab  bool // no tokenizer: llama.cpp asserts on any use of one
 	children map[closer]struct{}
+	closing  bool            // Close has begun: nothing new may be adopted
 	leak     runtime.Cleanup // reports a Model dropped without Close
+	print    *fingerprint    // identifies the weights, for saved states
 }
 
 // closer is a handle that depends on a Model and must go before it.
 type closer interface{ close() }
 
-// loadMu serialises loads so that the llama.cpp errors logged during one load
-// can be attached to its error.
-var loadMu sync.Mutex
+// loadSem lets one load run at a time: llama.cpp's loader keeps global
+// state (the backend registry, its log). Waiting for it honours the
+// caller's context.
+var loadSem = make(chan struct{}, 1)
 
 // loadProgress is the state behind the progress callback's cgo.Handle.
 type loadProgress struct {
-	ctx context.Context
-	fn  func(float32)
+	ctx      context.Context
+	fn       func(float32)
+	panicked any // a panic of fn, raised again once llama.cpp has returned
 }
 
 //export loopGoProgress
 func loopGoProgress(p C.float, h C.uintptr_t) C.bool {
 	lp := cgo.Handle(h).Value().(*loadProgress)
-	if lp.fn != nil {
-		lp.fn(float32(p))
+	if lp.panicked != nil {
+		return false
 	}
-	return C.bool(lp.ctx.Err() == nil)
+	if lp.fn != nil {
+		// A panic must not unwind through llama.cpp's C++ frames: keep it,
+		// stop the load, and raise it again in LoadModel.
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					lp.panicked = r
+				}
+			}()
+			lp.fn(float32(p))
+		}()
+	}
+	return C.bool(lp.panicked == nil && lp.ctx.Err() == nil)
 }
 
 // LoadModel loads the GGUF file at path. It checks the file before llama.cpp
@@ -83,25 +100,34 @@ func LoadModel(ctx context.Context, path string, p ModelParams) (*Model, error) 
 	if err != nil {
 		return nil, pathErr(op, path, err)
 	}
+	if err := checkMeta(info.meta); err != nil {
+		return nil, newError(op, path, err)
+	}
 	mp := C.llama_model_default_params()
-	mp.n_gpu_layers = C.int32_t(p.GPULayers)
+	mp.n_gpu_layers = C.int32_t(min(p.GPULayers, 999))
 	if p.GPULayers < 0 {
 		mp.n_gpu_layers = 999
 	}
 	mp.use_mmap = C.bool(!p.NoMmap)
 	mp.use_mlock = C.bool(p.Mlock)
 	mp.vocab_only = C.bool(p.VocabOnly)
-	h := cgo.NewHandle(&loadProgress{ctx: ctx, fn: p.Progress})
+	lp := &loadProgress{ctx: ctx, fn: p.Progress}
+	h := cgo.NewHandle(lp)
 	defer h.Delete()
 	C.loop_model_params_set_progress(&mp, C.uintptr_t(h))
 
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
-	loadMu.Lock()
-	errs := captureErrors()
-	m := C.llama_model_load_from_file(cpath, mp)
-	logged := errs.stop()
-	loadMu.Unlock()
+	m, logged, err := loadFile(ctx, cpath, mp)
+	if err != nil {
+		return nil, newError(op, path, err)
+	}
+	if lp.panicked != nil {
+		if m != nil {
+			C.llama_model_free(m)
+		}
+		panic(lp.panicked)
+	}
 	if m == nil {
 		if err := ctx.Err(); err != nil {
 			return nil, newError(op, path, err)
@@ -119,8 +145,24 @@ func LoadModel(ctx context.Context, path string, p ModelParams) (*Model, error) 
 		children: map[closer]struct{}{},
 	}
 	model.nVocab = int(C.llama_vocab_n_tokens(model.vocab))
+	model.noVocab = C.llama_vocab_type(model.vocab) == C.LLAMA_VOCAB_TYPE_NONE
+	model.print = &fingerprint{path: path, dataOffset: info.dataOffset}
 	model.leak = runtime.AddCleanup(model, reportLeak, "model "+path)
 	return model, nil
+}
+
+// loadFile runs llama_model_load_from_file once it is this call's turn,
+// and returns what llama.cpp logged as errors meanwhile.
+func loadFile(ctx context.Context, cpath *C.char, mp C.struct_llama_model_params) (*C.struct_llama_model, string, error) {
+	select {
+	case loadSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, "", ctx.Err()
+	}
+	defer func() { <-loadSem }()
+	errs := captureErrors()
+	m := C.llama_model_load_from_file(cpath, mp)
+	return m, errs.stop(), nil
 }
 
 // reportLeak logs a handle that was garbage collected without Close. It does
@@ -134,28 +176,38 @@ func reportLeak(what string) {
 
 // Close frees the model after closing every Context and Sampler made from
 // it. Calling Close again does nothing.
+//
+// The model's lock is not held while the children close: a child's close
+// takes the child's own lock, and a call such as Sampler.Add holds that
+// lock while it asks the model to adopt a chain, so holding both here
+// would deadlock.
 func (m *Model) Close() error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.m == nil {
+	if m.m == nil || m.closing {
+		m.mu.Unlock()
 		return nil
 	}
-	m.leak.Stop()
-	for c := range m.children {
+	m.closing = true
+	children := m.children
+	m.children = nil
+	m.mu.Unlock()
+	for c := range children {
 		c.close()
 	}
-	m.children = nil
+	m.mu.Lock() // waits for the calls that are using the model
+	defer m.mu.Unlock()
+	m.leak.Stop()
 	C.llama_model_free(m.m)
 	m.m = nil
 	m.vocab = nil
 	return nil
 }
 
-// adopt registers a dependent handle; it fails when the model is closed.
+// adopt registers a dependent handle; it fails when the model is closing.
 func (m *Model) adopt(c closer) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.m == nil {
+	if m.m == nil || m.closing {
 		return ErrClosed
 	}
 	m.children[c] = struct{}{}
@@ -165,7 +217,9 @@ func (m *Model) adopt(c closer) error {
 // release forgets a dependent handle that closed itself.
 func (m *Model) release(c closer) {
 	m.mu.Lock()
-	delete(m.children, c)
+	if m.children != nil {
+		delete(m.children, c)
+	}
 	m.mu.Unlock()
 }
 

@@ -1,6 +1,7 @@
 package llama
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -24,11 +25,15 @@ type PoolParams struct {
 
 // Pool hands out the slots of a Context, one per sequence, so that every
 // prompt lands where most of it is already cached. It is safe for concurrent
-// use; each Slot it returns is not.
+// use; each Slot it returns is not. A slot is leased: from Acquire to
+// Release only its holder touches it, and the pool neither reads nor moves
+// its tokens meanwhile.
 type Pool struct {
 	mu     sync.Mutex
 	ctx    *Context
 	slots  []*Slot
+	leased map[*Slot]bool
+	freed  chan struct{} // closed, and replaced, when a slot is released
 	clock  uint64
 	params PoolParams
 	cache  []cachedState
@@ -44,7 +49,7 @@ type cachedState struct {
 
 // NewPool makes one slot per sequence of c.
 func NewPool(c *Context, p PoolParams) (*Pool, error) {
-	pool := &Pool{ctx: c, params: p}
+	pool := &Pool{ctx: c, params: p, leased: map[*Slot]bool{}, freed: make(chan struct{})}
 	for seq := range c.Sequences() {
 		s, err := NewSlot(c, seq)
 		if err != nil {
@@ -55,7 +60,8 @@ func NewPool(c *Context, p PoolParams) (*Pool, error) {
 	return pool, nil
 }
 
-// Slots returns the pool's slots, indexed by sequence id.
+// Slots returns the pool's slots, indexed by sequence id. Use them directly
+// only when nothing leases them through Acquire.
 func (p *Pool) Slots() []*Slot { return p.slots }
 
 // CachedBytes returns the bytes held by the host-RAM cache.
@@ -65,57 +71,135 @@ func (p *Pool) CachedBytes() int64 {
 	return p.cached
 }
 
-// Acquire returns the slot for prompt, preparing its KV cache so that the
+// Acquire leases the slot for prompt, preparing its KV cache so that the
 // following Prefill computes as little as possible:
 //
-//   - A slot whose content the prompt mostly keeps (at least half of it)
-//     and that holds the longest prefix is used as it is.
-//   - Otherwise a free slot, or the least recently used one, is taken. Its
-//     content goes to the host-RAM cache. It then receives the longest prefix
-//     available: restored from the RAM cache, or forked with seq_cp from the
-//     slot that shares the most (a system prompt and tools, say) without
-//     disturbing that slot's conversation.
-func (p *Pool) Acquire(prompt []Token) (*Slot, error) {
+//   - A free slot whose content the prompt mostly keeps (at least half of
+//     it) and that holds the longest prefix is used as it is.
+//   - Otherwise an empty slot, or the least recently used free one, is
+//     taken. Its content goes to the host-RAM cache. It then receives the
+//     longest prefix available: restored from the RAM cache, or forked with
+//     seq_cp from the free slot that shares the most (a system prompt and
+//     tools, say) without disturbing that slot's conversation.
+//
+// When every slot is leased, Acquire waits for a Release or for ctx. The
+// caller must Release the slot when it is done with it.
+func (p *Pool) Acquire(ctx context.Context, prompt []Token) (*Slot, error) {
+	var pl acquirePlan
+	for {
+		p.mu.Lock()
+		var ok bool
+		if pl, ok = p.plan(prompt); ok {
+			p.mu.Unlock()
+			break
+		}
+		wait := p.freed
+		p.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, newError("acquire slot", "", ctx.Err())
+		case <-wait:
+		}
+	}
+	// The KV work runs outside the pool's lock: it waits for any decode in
+	// progress on the context.
+	err := p.prepare(pl)
+	p.mu.Lock()
+	if pl.source != nil {
+		p.unlease(pl.source)
+	}
+	if err != nil {
+		pl.target.tokens = pl.target.tokens[:0]
+		p.ctx.SeqRemove(pl.target.seq, -1, -1)
+		p.unlease(pl.target)
+	}
+	p.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return pl.target, nil
+}
+
+// Release ends the lease of a slot from Acquire.
+func (p *Pool) Release(s *Slot) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.unlease(s)
+}
+
+// unlease frees s and wakes the waiting Acquire calls; p.mu is held.
+func (p *Pool) unlease(s *Slot) {
+	if !p.leased[s] {
+		return
+	}
+	delete(p.leased, s)
+	close(p.freed)
+	p.freed = make(chan struct{})
+}
+
+// acquirePlan is what Acquire does to a slot once the pool's lock is
+// released: keep its state in RAM (stash), then restore a cached state or
+// fork n tokens of source into it.
+type acquirePlan struct {
+	target  *Slot
+	stash   bool
+	clear   bool // empty the target before a fork, or for a fresh start
+	restore *cachedState
+	source  *Slot // leased for the fork, then released
+	n       int
+}
+
+// plan picks the target slot among the free ones and leases it; p.mu is
+// held. It reports false when every slot is leased.
+func (p *Pool) plan(prompt []Token) (acquirePlan, bool) {
+	var pl acquirePlan
+	if len(p.leased) == len(p.slots) {
+		return pl, false
+	}
 	p.clock++
 	best, bestN := p.longestPrefix(prompt)
 	ci, cn := p.bestCached(prompt)
-	var target *Slot
 	switch {
 	case best != nil && 2*bestN >= best.Len() && bestN >= cn:
-		target = best
-		if bestN < best.Len() {
-			if err := p.stash(target); err != nil {
-				return nil, err
-			}
-		}
+		pl.target, pl.stash = best, bestN < best.Len()
 	default:
-		target = p.freeOrLRU()
-		if err := p.stash(target); err != nil {
-			return nil, err
-		}
+		pl.target = p.freeOrLRU()
+		pl.stash, pl.clear = true, true
 		switch {
 		case cn > bestN:
 			c := p.cache[ci]
 			p.dropCached(ci)
-			if err := p.ctx.SetSeqState(target.seq, c.state); err != nil {
-				return nil, err
-			}
-			target.tokens = append(target.tokens[:0], c.tokens...)
-		case target != best:
-			if err := target.Clear(); err != nil {
-				return nil, err
-			}
-			if best != nil && bestN > 0 {
-				if err := p.fork(best, target, bestN); err != nil {
-					return nil, err
-				}
-			}
+			pl.restore = &c
+		case best != nil && best != pl.target && bestN > 0:
+			pl.source, pl.n = best, bestN
+			p.leased[best] = true
 		}
 	}
-	target.used = p.clock
-	return target, nil
+	p.leased[pl.target] = true
+	pl.target.used = p.clock
+	return pl, true
+}
+
+// prepare carries out a plan, outside the pool's lock.
+func (p *Pool) prepare(pl acquirePlan) error {
+	s := pl.target
+	if pl.stash {
+		if err := p.stash(s); err != nil {
+			return err
+		}
+	}
+	switch {
+	case pl.restore != nil:
+		if err := p.ctx.SetSeqState(s.seq, pl.restore.state); err != nil {
+			return err
+		}
+		s.tokens = append(s.tokens[:0], pl.restore.tokens...)
+	case pl.source != nil:
+		return p.fork(pl.source, s, pl.n)
+	case pl.clear:
+		return s.Clear()
+	}
+	return nil
 }
 
 // longestPrefix returns the slot sharing the longest prefix with prompt.
@@ -123,6 +207,9 @@ func (p *Pool) longestPrefix(prompt []Token) (*Slot, int) {
 	var best *Slot
 	bestN := 0
 	for _, s := range p.slots {
+		if p.leased[s] {
+			continue
+		}
 		if n := s.CommonPrefix(prompt); n > bestN {
 			best, bestN = s, n
 		}
@@ -130,14 +217,18 @@ func (p *Pool) longestPrefix(prompt []Token) (*Slot, int) {
 	return best, bestN
 }
 
-// freeOrLRU returns an empty slot, else the least recently used one.
+// freeOrLRU returns an empty free slot, else the least recently used free
+// one; p.mu is held and some slot is free.
 func (p *Pool) freeOrLRU() *Slot {
-	lru := p.slots[0]
+	var lru *Slot
 	for _, s := range p.slots {
+		if p.leased[s] {
+			continue
+		}
 		if s.Len() == 0 {
 			return s
 		}
-		if s.used < lru.used {
+		if lru == nil || s.used < lru.used {
 			lru = s
 		}
 	}
@@ -167,7 +258,8 @@ func commonPrefix(a, b []Token) int {
 }
 
 // stash copies the slot's state into the host-RAM cache, when the cache is
-// on and the state fits, evicting the oldest entries to make room.
+// on and the state fits, evicting the oldest entries to make room. It reads
+// the state without the pool's lock and files it with it.
 func (p *Pool) stash(s *Slot) error {
 	if p.params.CacheBytes <= 0 || s.Len() == 0 {
 		return nil
@@ -176,6 +268,8 @@ func (p *Pool) stash(s *Slot) error {
 	if err != nil {
 		return err
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if int64(len(state)) > p.params.CacheBytes {
 		return nil
 	}
@@ -203,12 +297,13 @@ func (p *Pool) dropCached(i int) {
 }
 
 // Fork makes dst hold the first n tokens of src, sharing their KV cells:
-// a branch point for two continuations of one prefix.
+// a branch point for two continuations of one prefix. The caller holds
+// both slots (leased, or outside any Acquire).
 func (p *Pool) Fork(src, dst *Slot, n int) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.clock++
 	dst.used = p.clock
+	p.mu.Unlock()
 	return p.fork(src, dst, n)
 }
 
@@ -244,7 +339,8 @@ func (p *Pool) Save(s *Slot, name string) (string, error) {
 	return path, p.ctx.SaveSeqState(path, s.seq, s.tokens)
 }
 
-// Restore loads SaveDir/name into a slot.
+// Restore loads SaveDir/name into a slot. When it fails, the slot is left
+// empty, its tokens and its sequence in step.
 func (p *Pool) Restore(s *Slot, name string) error {
 	path, err := p.savePath("restore slot", name)
 	if err != nil {
@@ -252,6 +348,7 @@ func (p *Pool) Restore(s *Slot, name string) error {
 	}
 	toks, err := p.ctx.LoadSeqState(path, s.seq)
 	if err != nil {
+		s.Clear()
 		return err
 	}
 	s.tokens = append(s.tokens[:0], toks...)

@@ -26,10 +26,11 @@ func TestPoolAcquire(t *testing.T) {
 	a, b, d := conv("Go", 4), conv("Rust", 4), conv("Java", 4)
 	prefill := func(p []llama.Token) (*llama.Slot, llama.PrefillStats) {
 		t.Helper()
-		s, err := pool.Acquire(p)
+		s, err := pool.Acquire(ctx, p)
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer pool.Release(s)
 		st, err := s.Prefill(ctx, p)
 		if err != nil {
 			t.Fatal(err)

@@ -78,10 +78,10 @@ func TestGrammarErrors(t *testing.T) {
 			t.Logf("%v", err)
 		})
 	}
-	if _, err := m.NewLazyGrammar(`root ::= "a"`, "", []string{"("}, nil); !errors.Is(err, llama.ErrGrammar) {
-		t.Errorf("lazy grammar with a bad trigger regex = %v, want ErrGrammar", err)
+	if _, err := m.NewLazyGrammar(`root ::= "a"`, "", llama.LazyTriggers{Words: []string{""}}); !errors.Is(err, llama.ErrGrammar) {
+		t.Errorf("lazy grammar with an empty trigger word = %v, want ErrGrammar", err)
 	}
-	if _, err := m.NewLazyGrammar(`root ::= "a"`, "", nil, nil); !errors.Is(err, llama.ErrGrammar) {
+	if _, err := m.NewLazyGrammar(`root ::= "a"`, "", llama.LazyTriggers{}); !errors.Is(err, llama.ErrGrammar) {
 		t.Errorf("lazy grammar without triggers = %v, want ErrGrammar", err)
 	}
 }
@@ -124,7 +124,7 @@ func TestLazyGrammar(t *testing.T) {
 	if len(trig) != 1 {
 		t.Fatalf("<tool_call> is %d tokens in the Qwen3 vocabulary, want 1", len(trig))
 	}
-	g, err := m.NewLazyGrammar(`root ::= "<tool_call>" "{}"`, "root", nil, trig)
+	g, err := m.NewLazyGrammar(`root ::= "<tool_call>" "{}"`, "root", llama.LazyTriggers{Tokens: trig})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,11 +144,11 @@ func TestLazyGrammar(t *testing.T) {
 	}
 }
 
-// TestLazyGrammarPattern triggers a lazy grammar with a word pattern: the
-// grammar sees the text from the first capture group on.
-func TestLazyGrammarPattern(t *testing.T) {
+// TestLazyGrammarWord triggers a lazy grammar with a word: the grammar sees
+// the text from the word on.
+func TestLazyGrammarWord(t *testing.T) {
 	m := load(t, testmodels.TinyQwen15F32) // <tool_call> is several tokens here
-	g, err := m.NewLazyGrammar(`root ::= "<tool_call>" [0-9]+`, "", []string{`[\s\S]*?(<tool_call>)[\s\S]*`}, nil)
+	g, err := m.NewLazyGrammar(`root ::= "<tool_call>" [0-9]+`, "", llama.LazyTriggers{Words: []string{"<tool_call>"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,14 +256,14 @@ func TestChainWithoutSelection(t *testing.T) {
 }
 
 // TestSampleGrammarModes generates the seed 004 Example 1 call with the
-// grammar outside the chain, rejection-first and grammar-first: both follow
-// the grammar, and rejection-first applies the grammar to the full
-// vocabulary only on the tokens it rejected.
+// grammar outside the chain in each mode: all follow the grammar,
+// rejection-first masks the full vocabulary only on the tokens it
+// rejected, and exact checks candidates one by one.
 func TestSampleGrammarModes(t *testing.T) {
 	m := load(t, testmodels.TinyQwen15F32)
 	c := newContext(t, m, llama.ContextParams{ContextSize: 512})
 	ctx := context.Background()
-	for _, mode := range []llama.GrammarMode{llama.RejectionFirst, llama.GrammarFirst} {
+	for _, mode := range []llama.GrammarMode{llama.GrammarExact, llama.RejectionFirst, llama.GrammarFirst} {
 		g, err := m.NewGrammar(toolCallGBNF, "")
 		if err != nil {
 			t.Fatal(err)
@@ -279,11 +279,11 @@ func TestSampleGrammarModes(t *testing.T) {
 		var out strings.Builder
 		rejections, n := 0, 0
 		for ; n < 80; n++ {
-			tok, rej, err := ch.SampleGrammar(c, -1, g, mode)
+			tok, step, err := ch.SampleGrammar(c, -1, g, mode)
 			if err != nil {
 				t.Fatalf("mode %d: SampleGrammar: %v", mode, err)
 			}
-			if rej {
+			if step.Rejected {
 				rejections++
 			}
 			if m.IsEOG(tok) {
@@ -297,8 +297,8 @@ func TestSampleGrammarModes(t *testing.T) {
 		if !strings.HasPrefix(s, "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"") || !strings.HasSuffix(s, "\"}}\n</tool_call>") {
 			t.Errorf("mode %d: output %q does not match the grammar", mode, s)
 		}
-		if mode == llama.GrammarFirst && rejections != 0 {
-			t.Errorf("grammar-first reported %d rejections", rejections)
+		if mode != llama.RejectionFirst && rejections != 0 {
+			t.Errorf("mode %d reported %d rejections", mode, rejections)
 		}
 		if mode == llama.RejectionFirst && (rejections == 0 || rejections > n+1) {
 			t.Errorf("rejection-first: %d rejections in %d tokens", rejections, n+1)

@@ -92,6 +92,13 @@ func (s *Slot) Prefill(ctx context.Context, prompt []Token) (PrefillStats, error
 	if err := s.ctx.model.checkTokens(prompt); err != nil {
 		return st, newError(op, "", err)
 	}
+	if s.ctx.SeqPosMax(s.seq) != len(s.tokens)-1 {
+		// The cache and the tokens disagree (a state restored elsewhere,
+		// a failed operation): trust neither.
+		if err := s.Clear(); err != nil {
+			return st, err
+		}
+	}
 	n := s.CommonPrefix(prompt)
 	if n == len(prompt) {
 		n-- // the last token is evaluated again for its logits

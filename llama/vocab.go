@@ -41,9 +41,18 @@ const NoToken Token = -1
 func (m *Model) Tokenize(text string, addSpecial, parseSpecial bool) ([]Token, error) {
 	const op = "tokenize"
 	var out []Token
-	err := m.use(op, func() error {
+	err := m.useVocab(op, func() error {
 		if len(text) > 1<<30 {
 			return newError(op, "", detail(ErrInvalidArgument, "text of %d bytes is too long", len(text)))
+		}
+		if addSpecial {
+			// llama.cpp asserts that the tokens it is told to add exist.
+			if bool(C.llama_vocab_get_add_bos(m.vocab)) && C.llama_vocab_bos(m.vocab) == C.LLAMA_TOKEN_NULL {
+				return newError(op, m.path, detail(ErrInvalidArgument, "the vocabulary adds a BOS token it does not have"))
+			}
+			if bool(C.llama_vocab_get_add_eos(m.vocab)) && C.llama_vocab_eos(m.vocab) == C.LLAMA_TOKEN_NULL {
+				return newError(op, m.path, detail(ErrInvalidArgument, "the vocabulary adds an EOS token it does not have"))
+			}
 		}
 		ctext := C.CString(text)
 		defer C.free(unsafe.Pointer(ctext))
@@ -85,7 +94,7 @@ func (m *Model) CountTokens(text string) (int, error) {
 func (m *Model) Detokenize(tokens []Token, renderSpecial bool) (string, error) {
 	const op = "detokenize"
 	var out string
-	err := m.use(op, func() error {
+	err := m.useVocab(op, func() error {
 		if err := m.checkTokens(tokens); err != nil {
 			return newError(op, "", err)
 		}
@@ -114,7 +123,7 @@ func (m *Model) Detokenize(tokens []Token, renderSpecial bool) (string, error) {
 // With renderSpecial, control tokens give their text; otherwise "".
 func (m *Model) TokenPiece(t Token, renderSpecial bool) (string, error) {
 	var out string
-	err := m.use("token piece", func() error {
+	err := m.useVocab("token piece", func() error {
 		if err := m.checkTokens([]Token{t}); err != nil {
 			return newError("token piece", "", err)
 		}
@@ -143,7 +152,7 @@ func (m *Model) piece(t Token, renderSpecial bool) string {
 // for BPE vocabularies, e.g. "Ġthe").
 func (m *Model) TokenText(t Token) (string, error) {
 	var out string
-	err := m.use("token text", func() error {
+	err := m.useVocab("token text", func() error {
 		if err := m.checkTokens([]Token{t}); err != nil {
 			return newError("token text", "", err)
 		}
@@ -156,7 +165,7 @@ func (m *Model) TokenText(t Token) (string, error) {
 // TokenAttr returns the attributes of a token.
 func (m *Model) TokenAttr(t Token) TokenAttr {
 	var a TokenAttr
-	m.use("token attr", func() error {
+	m.useVocab("token attr", func() error {
 		if m.checkTokens([]Token{t}) == nil {
 			a = TokenAttr(C.llama_vocab_get_attr(m.vocab, C.llama_token(t)))
 		}
@@ -209,11 +218,22 @@ func (m *Model) IsEOG(t Token) bool {
 // IsControl reports whether t is a control token.
 func (m *Model) IsControl(t Token) bool {
 	var b bool
-	m.use("is control", func() error {
+	m.useVocab("is control", func() error {
 		b = m.checkTokens([]Token{t}) == nil && bool(C.llama_vocab_is_control(m.vocab, C.llama_token(t)))
 		return nil
 	})
 	return b
+}
+
+// useVocab is use for the calls that need a tokenizer: llama.cpp asserts
+// on them when the file has none (tokenizer.ggml.model "no_vocab").
+func (m *Model) useVocab(op string, f func() error) error {
+	return m.use(op, func() error {
+		if m.noVocab {
+			return newError(op, m.path, detail(ErrInvalidArgument, "the model has no tokenizer (tokenizer.ggml.model is no_vocab)"))
+		}
+		return f()
+	})
 }
 
 // checkTokens rejects ids outside the vocabulary, which llama.cpp would read

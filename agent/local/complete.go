@@ -92,7 +92,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	if g != nil {
 		defer g.Close()
 	}
-	ch, err := engine.Chain(c.model, req.Sampling)
+	ch, err := engine.Chain(c.ctx, req.Sampling)
 	if err != nil {
 		return nil, err
 	}

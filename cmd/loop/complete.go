@@ -56,7 +56,7 @@ func (f *completeFlags) registerAll(fs *pflag.FlagSet) {
 	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 0, "context size (default: 4096, capped at the trained context)")
 	fs.IntVarP(&f.threads, "threads", "t", 0, "threads (default: all CPUs)")
 	fs.StringVar(&f.grammarFile, "grammar-file", "", "constrain the output with a GBNF grammar file")
-	fs.StringVar(&f.grammarMode, "grammar-mode", "rejection-first", "rejection-first or grammar-first")
+	fs.StringVar(&f.grammarMode, "grammar-mode", "exact", "exact, grammar-first or rejection-first (fast, not exact)")
 	fs.StringArrayVar(&f.stop, "stop", nil, "stop when the output contains this text (repeatable)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON result instead of streaming")
 }

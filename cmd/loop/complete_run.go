@@ -24,7 +24,7 @@ func (f *completeFlags) complete(ctx context.Context, m *llama.Model, prompt, gb
 		return nil, err
 	}
 	defer c.Close()
-	ch, err := engine.Chain(m, cfg)
+	ch, err := engine.Chain(c, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -32,11 +32,13 @@ func (f *completeFlags) complete(ctx context.Context, m *llama.Model, prompt, gb
 	req := engine.Request{Prompt: toks, Chain: ch, NPredict: f.nPredict, Stop: f.stop,
 		OnText: func(s string) { io.WriteString(out, s) }}
 	switch f.grammarMode {
+	case "exact":
 	case "rejection-first":
+		req.GrammarMode = llama.RejectionFirst
 	case "grammar-first":
 		req.GrammarMode = llama.GrammarFirst
 	default:
-		return nil, usagef("--grammar-mode %q: want rejection-first or grammar-first", f.grammarMode)
+		return nil, usagef("--grammar-mode %q: want exact, grammar-first or rejection-first", f.grammarMode)
 	}
 	if gbnf != "" {
 		g, err := engine.CompileGrammar(m, gbnf)
