@@ -218,8 +218,5 @@ func readContent(m *Message, raw json.RawMessage) error {
 		}
 	}
 	m.Parts = parts
-	if len(parts) == 0 {
-		m.Parts = []ContentPart{}
-	}
 	return nil
 }

@@ -94,11 +94,18 @@ var tojsonFilter = regexp.MustCompile(`\|\s*tojson\b`)
 
 const tojsonName = "__chat_tojson"
 
+// stringFilter matches the string filter, which is replaced by one that
+// writes the numbers of call arguments as the model wrote them (see
+// stringFunc).
+var stringFilter = regexp.MustCompile(`\|\s*string\b`)
+
+const stringName = "__chat_string"
+
 // patchSource reads the source as llama.cpp's lexer does (line ends
 // normalized to "\n", one final newline dropped), applies llama.cpp's
 // fixes to known templates (common_chat_templates_init) and routes tojson
 // to toJSON: ardanlabs/jinja's tojson(indent=N) sorts keys and escapes
-// '<', '>' and '&'.
+// '<', '>' and '&'. The string filter goes to stringFunc.
 func patchSource(src string) string {
 	src = strings.ReplaceAll(src, "\r\n", "\n")
 	src = strings.ReplaceAll(src, "\r", "\n")
@@ -113,6 +120,7 @@ func patchSource(src string) string {
 			"{%- if (message['content'] is none or message['content'] == '' or message['content']|length == 0) and (message['tool_calls'] is not defined or message['tool_calls'] is none or message['tool_calls']|length == 0) %}",
 			`{%- if false %}`)
 	}
+	src = stringFilter.ReplaceAllString(src, "| "+stringName)
 	return tojsonFilter.ReplaceAllString(src, "| "+tojsonName)
 }
 
@@ -219,12 +227,8 @@ func addFunctions(vars map[string]jinja.Value, now func() time.Time, nums number
 	if _, ok := vars["tojson"]; !ok {
 		vars["tojson"] = tojson
 	}
-	vars[stringFilterName] = jinja.NewCallable("string", stringFunc(nums))
+	vars[stringName] = jinja.NewCallable("string", stringFunc(nums))
 }
-
-// stringFilterName is where ardanlabs/jinja looks up the string filter:
-// a variable of that name replaces its built-in one.
-const stringFilterName = "__filter_string"
 
 // stringFunc is the string filter: the engine's, except that a float
 // whose text nums knows is that text (Seed-OSS writes argument values
