@@ -75,7 +75,7 @@ func NewFormatOptions(name string, tools []Tool, opts FormatOptions) (Format, er
 	case "hermes":
 		f.scan, f.grammar = scanHermes, hermesGrammar
 		f.reasoning = &grammar.Block{Open: "<think>", Close: "</think>"}
-		f.outside = regexp.MustCompile(`\{\s*"name"\s*:`)
+		f.outside = hermesOutside
 	case "qwen3-coder":
 		f.scan, f.grammar = scanQwen3Coder, qwen3CoderGrammar
 		f.reasoning = &grammar.Block{Open: "<think>", Close: "</think>"}

@@ -14,8 +14,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // checkGolden compares got with testdata/<test>/<file>, or rewrites the
-// file with -update. Files taken from the seed texts are not goldens: read
-// them with readTestdata, never through checkGolden.
+// file with -update. Files taken from the seed texts are not goldens:
+// compare them with checkSeed, never through checkGolden.
 func checkGolden(t *testing.T, file, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", strings.SplitN(t.Name(), "/", 2)[0], file)
@@ -34,6 +34,17 @@ func checkGolden(t *testing.T, file, got string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+// checkSeed compares got with testdata/<test>/<file>, a file copied
+// verbatim from a seed's printed output: a reference, never rewritten,
+// -update or not.
+func checkSeed(t *testing.T, file, got string) {
+	t.Helper()
+	path := filepath.Join(strings.SplitN(t.Name(), "/", 2)[0], file)
+	if diff := cmp.Diff(readTestdata(t, path), got); diff != "" {
+		t.Errorf("testdata/%s (the seed's output, read-only) mismatch (-seed +got):\n%s", path, diff)
 	}
 }
 

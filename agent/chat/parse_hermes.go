@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 )
 
@@ -18,6 +19,15 @@ import (
 // </tool_call>; this one follows llama.cpp and reads the JSON first, so a
 // "</tool_call>" inside a string argument does not end the call, and falls
 // back to the first </tool_call> only when the body is not JSON.
+//
+// llama.cpp's parser also takes the forms Hermes-style models write when
+// they stray (tests/test-chat.cpp): a bare {"name": ...} object,
+// <function=NAME>{...}</function> and <function name="NAME">{...}
+// </function>. This one reads only <tool_call> bodies, and reports the
+// others as OutsideFormat, so that the agent can repair the reply or remind
+// the model of the format. A </think> without a <think> before it is
+// content, kept as written, as in llama.cpp, which reads reasoning only at
+// the start of a reply.
 
 const (
 	thinkOpen     = "<think>"
@@ -25,6 +35,10 @@ const (
 	toolCallOpen  = "<tool_call>"
 	toolCallClose = "</tool_call>"
 )
+
+// hermesOutside matches calls written outside <tool_call>: a bare JSON
+// call object, <function=NAME> and <function name="NAME">.
+var hermesOutside = regexp.MustCompile(`\{\s*"name"\s*:|<function=[^>\s]+>|<function\s+name\s*=`)
 
 // argKeys are the keys of the arguments: "parameters" is an alias.
 var argKeys = []string{"arguments", "parameters"}
@@ -41,7 +55,7 @@ type callReader func(s *scanState, pos int) (int, bool)
 // one of the markers of calls.
 func scanTagged(s *scanState, reasoningOpen bool, calls map[string]callReader) {
 	t := s.text
-	markers := []string{thinkOpen, thinkClose}
+	markers := []string{thinkOpen}
 	for m := range calls {
 		markers = append(markers, m)
 	}
@@ -62,7 +76,6 @@ func scanTagged(s *scanState, reasoningOpen bool, calls map[string]callReader) {
 		switch m {
 		case thinkOpen:
 			pos, ok = s.reasoningUntil(pos)
-		case thinkClose: // a lone </think> is dropped, as llama.cpp does
 		default:
 			pos, ok = calls[m](s, pos)
 		}
