@@ -28,14 +28,21 @@ var detectTools = []Tool{{
 	Parameters: json.RawMessage(`{"type": "object", "properties": {"probe_arg": {"type": "string"}}, "required": ["probe_arg"]}`),
 }}
 
-// familyMarkers map a text in the rendered call to the family that writes
-// it, most specific first.
+// familyMarkers map a text in the rendered call to a family that writes
+// it, most specific first; a text may name several candidates, which the
+// read-back decides between.
 var familyMarkers = []struct{ marker, format string }{
 	{"to=functions." + detectToolName, "harmony"},
 	{"<function=" + detectToolName + ">", "qwen3-coder"},
+	{"<function=" + detectToolName + ">", "functionary-v3.1"},
 	{"[TOOL_CALLS]", "mistral"},
 	{"<tool_call>", "hermes"},
 	{"<|python_tag|>", "llama3"},
+	{dsCallBegin + "function" + dsSep, "deepseek-r1"},
+	{dsCallsBegin, "deepseek-v3.1"},
+	{kimiSectionBegin, "kimi-k2"},
+	{"functools[", "firefunction-v2"},
+	{"<TOOLCALL>", "nemotron-v2"},
 }
 
 // DetectFormat finds the call format of a template, as llama-server's
@@ -57,28 +64,37 @@ func DetectFormat(t *Template) Detection {
 	if !strings.Contains(call, detectToolName) {
 		return Detection{Format: "prompt", Reason: "the rendered call does not name the tool", Call: call}
 	}
-	name, why := callFamily(call)
-	if name == "" {
+	cands := callFamilies(call)
+	if len(cands) == 0 {
 		return Detection{Format: "prompt", Reason: "the rendered call is in a format loop does not parse: " + firstLine(trimSpace(call)), Call: call}
 	}
-	if err := readsBack(name, call, end); err != nil {
-		return Detection{Format: "prompt", Reason: why + ", but " + err.Error() + "; falling back to prompt-based", Call: call}
+	var failed []string
+	for _, c := range cands {
+		if err := readsBack(c.format, call, end); err != nil {
+			failed = append(failed, err.Error())
+			continue
+		}
+		return Detection{Format: c.format, Reason: c.why + "; the " + c.format + " parser reads it back: " + detectToolName + " " + detectArgs, Call: call}
 	}
-	return Detection{Format: name, Reason: why + "; the " + name + " parser reads it back: " + detectToolName + " " + detectArgs, Call: call}
+	return Detection{Format: "prompt", Reason: cands[0].why + ", but " + strings.Join(failed, ", and ") + "; falling back to prompt-based", Call: call}
 }
 
-// callFamily names the family of a rendered call, and why.
-func callFamily(call string) (string, string) {
+// candidate is a family a rendered call may be in, and why.
+type candidate struct{ format, why string }
+
+// callFamilies names the families of a rendered call, most specific first.
+func callFamilies(call string) []candidate {
+	var out []candidate
 	for _, m := range familyMarkers {
 		if strings.Contains(call, m.marker) {
-			return m.format, "the rendered call contains " + m.marker
+			out = append(out, candidate{m.format, "the rendered call contains " + m.marker})
 		}
 	}
 	trimmed := trimSpace(call)
 	if strings.HasPrefix(trimmed, "{") && strings.Contains(call, `"parameters"`) {
-		return "llama3", `the rendered call is a bare JSON object with "parameters"`
+		out = append(out, candidate{"llama3", `the rendered call is a bare JSON object with "parameters"`})
 	}
-	return "", ""
+	return out
 }
 
 // readsBack parses the rendered call with the named format and checks
@@ -88,7 +104,7 @@ func readsBack(name, call, end string) error {
 	if err != nil {
 		return err
 	}
-	p := f.Parse(strings.TrimSuffix(call, end))
+	p := f.Parse(strings.TrimSuffix(strings.TrimRight(call, " \n"), trimSpace(end)))
 	switch {
 	case len(p.Problems) > 0:
 		return fmt.Errorf("the %s parser reports %s on it", name, p.Problems[0].Kind)

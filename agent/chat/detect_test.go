@@ -31,7 +31,14 @@ func TestDetectFormat(t *testing.T) {
 		"ibm-granite-granite-3.3-2B-Instruct":           "prompt",
 		// <function=read_file>{"path": ...}</function>: a JSON body, not
 		// Qwen3-Coder's <parameter=...> tags.
-		"meetkai-functionary-medium-v3.1": "prompt",
+		"meetkai-functionary-medium-v3.1":          "functionary-v3.1",
+		"fireworks-ai-llama-3-firefunction-v2":     "firefunction-v2",
+		"NVIDIA-Nemotron-Nano-v2":                  "nemotron-v2",
+		"llama-cpp-deepseek-r1":                    "deepseek-r1",
+		"deepseek-ai-DeepSeek-R1-Distill-Qwen-32B": "deepseek-r1",
+		"deepseek-ai-DeepSeek-R1-Distill-Llama-8B": "deepseek-r1",
+		"deepseek-ai-DeepSeek-V3.1":                "deepseek-v3.1",
+		"moonshotai-Kimi-K2":                       "kimi-k2",
 		// <seed:tool_call><function=...><parameter=...>: the Qwen3-Coder
 		// parser finds the function but leaves the <seed:tool_call>
 		// wrapper as text, and its grammar would write <tool_call>.
