@@ -33,6 +33,7 @@ var detectTools = []Tool{{
 // read-back decides between.
 var familyMarkers = []struct{ marker, format string }{
 	{"to=functions." + detectToolName, "harmony"},
+	{seedCallOpen, "seed-oss"},
 	{"<function=" + detectToolName + ">", "qwen3-coder"},
 	{"<function=" + detectToolName + ">", "functionary-v3.1"},
 	{"[TOOL_CALLS]", "mistral"},

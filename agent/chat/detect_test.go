@@ -40,9 +40,9 @@ func TestDetectFormat(t *testing.T) {
 		"deepseek-ai-DeepSeek-V3.1":                "deepseek-v3.1",
 		"moonshotai-Kimi-K2":                       "kimi-k2",
 		// <seed:tool_call><function=...><parameter=...>: the Qwen3-Coder
-		// parser finds the function but leaves the <seed:tool_call>
+		// parser would find the function but leave the <seed:tool_call>
 		// wrapper as text, and its grammar would write <tool_call>.
-		"ByteDance-Seed-OSS": "prompt",
+		"ByteDance-Seed-OSS": "seed-oss",
 	}
 	var table strings.Builder
 	table.WriteString("| template | format | how |\n| --- | --- | --- |\n")

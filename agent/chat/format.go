@@ -58,7 +58,7 @@ type FormatOptions struct {
 
 // formatNames lists the formats in the order FormatNames returns them.
 var formatNames = []string{"hermes", "qwen3-coder", "llama3", "mistral", "harmony", "functionary-v3.1",
-	"firefunction-v2", "nemotron-v2", "deepseek-r1", "deepseek-v3.1", "kimi-k2", "prompt"}
+	"firefunction-v2", "nemotron-v2", "deepseek-r1", "deepseek-v3.1", "kimi-k2", "seed-oss", "prompt"}
 
 // FormatNames returns the names NewFormat accepts.
 func FormatNames() []string { return append([]string(nil), formatNames...) }
@@ -102,6 +102,9 @@ func NewFormatOptions(name string, tools []Tool, opts FormatOptions) (Format, er
 		f.reasoning = &grammar.Block{Open: thinkOpen, Close: thinkClose}
 	case "kimi-k2":
 		f.scan, f.grammar = scanKimi, kimiGrammar
+	case "seed-oss":
+		f.scan, f.grammar = scanSeed, seedGrammar
+		f.reasoning = &seedThink
 	case "prompt":
 		f.scan, f.grammar = scanPrompt, promptGrammar
 	default:

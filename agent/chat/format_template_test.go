@@ -34,6 +34,7 @@ func TestParseTemplateRenders(t *testing.T) {
 		{"llama-cpp-deepseek-r1", "deepseek-r1", []ToolCall{pom, readme}, false},
 		{"deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", "deepseek-r1", []ToolCall{pom}, false},
 		{"deepseek-ai-DeepSeek-V3.1", "deepseek-v3.1", []ToolCall{pom, readme}, false},
+		{"ByteDance-Seed-OSS", "seed-oss", []ToolCall{pom, readme}, false},
 		{"moonshotai-Kimi-K2", "kimi-k2", []ToolCall{call("functions.read_file:0", "read_file", `{"path":"pom.xml"}`),
 			call("functions.read_file:1", "read_file", `{"path":"README.md"}`)}, true},
 	}
@@ -78,7 +79,7 @@ func renderedReply(t *testing.T, name string, calls []ToolCall) string {
 	if start < len(prompt)-len("<think>\n") { // R1 and QwQ prompts end with <think>, their histories do not
 		t.Fatalf("the rendered call does not follow the generation prompt:\nprompt: %q\nfull:   %q", prompt, full)
 	}
-	for _, end := range []string{"<|im_end|>", "<|eot_id|>", "<|eom_id|>", "</s>", "<SPECIAL_12>", "<｜end▁of▁sentence｜>"} {
+	for _, end := range []string{"<|im_end|>", "<|eot_id|>", "<|eom_id|>", "</s>", "<SPECIAL_12>", "<｜end▁of▁sentence｜>", "<seed:eos>"} {
 		reply, _, _ = strings.Cut(reply, end)
 	}
 	return reply

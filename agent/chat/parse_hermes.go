@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/loopagent/loop/grammar"
 )
 
 // The Hermes format (Hermes 2 Pro, Hermes 3, Qwen 2.5, Qwen3):
@@ -54,14 +56,22 @@ type callReader func(s *scanState, pos int) (int, bool)
 // scanTagged reads content with <think> blocks and calls, each started by
 // one of the markers of calls.
 func scanTagged(s *scanState, reasoningOpen bool, calls map[string]callReader) {
+	scanThinking(s, thinkTags, reasoningOpen, calls)
+}
+
+// thinkTags are the <think> markers of reasoning.
+var thinkTags = grammar.Block{Open: thinkOpen, Close: thinkClose}
+
+// scanThinking is scanTagged with the reasoning markers think.
+func scanThinking(s *scanState, think grammar.Block, reasoningOpen bool, calls map[string]callReader) {
 	t := s.text
-	markers := []string{thinkOpen}
+	markers := []string{think.Open}
 	for m := range calls {
 		markers = append(markers, m)
 	}
 	pos, ok := 0, true
 	if reasoningOpen {
-		if pos, ok = s.reasoningUntil(0); !ok {
+		if pos, ok = s.reasoningUntil(0, think.Close); !ok {
 			return
 		}
 	}
@@ -74,8 +84,8 @@ func scanTagged(s *scanState, reasoningOpen bool, calls map[string]callReader) {
 		s.content(t[pos:j])
 		pos = j + len(m)
 		switch m {
-		case thinkOpen:
-			pos, ok = s.reasoningUntil(pos)
+		case think.Open:
+			pos, ok = s.reasoningUntil(pos, think.Close)
 		default:
 			pos, ok = calls[m](s, pos)
 		}
@@ -85,16 +95,16 @@ func scanTagged(s *scanState, reasoningOpen bool, calls map[string]callReader) {
 	}
 }
 
-// reasoningUntil reads reasoning from pos to </think>. Reasoning the
-// output cuts off is reasoning still.
-func (s *scanState) reasoningUntil(pos int) (int, bool) {
-	j := strings.Index(s.text[pos:], thinkClose)
+// reasoningUntil reads reasoning from pos to close (</think>). Reasoning
+// the output cuts off is reasoning still.
+func (s *scanState) reasoningUntil(pos int, close string) (int, bool) {
+	j := strings.Index(s.text[pos:], close)
 	if j < 0 {
-		s.reasoning(s.text[pos:s.upTo(pos, thinkClose)])
+		s.reasoning(s.text[pos:s.upTo(pos, close)])
 		return len(s.text), false
 	}
 	s.reasoning(s.text[pos : pos+j])
-	return pos + j + len(thinkClose), true
+	return pos + j + len(close), true
 }
 
 // hermesCall reads {"name": ..., "arguments": ...} and </tool_call>.

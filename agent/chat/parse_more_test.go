@@ -73,10 +73,22 @@ var kimiTests = []parseTest{
 	{"no name", "<|tool_calls_section_begin|><|tool_call_begin|>functions.:0<|tool_call_argument_begin|>{}<|tool_call_end|>", Parsed{Problems: problems(Malformed)}},
 }
 
+var seedTests = []parseTest{
+	{"call", "<seed:tool_call>\n<function=read_file>\n<parameter=path>pom.xml</parameter>\n</function>\n</seed:tool_call>", Parsed{Calls: []ToolCall{readPom}}},
+	{"reasoning, text, two calls", "<seed:think>Both files.</seed:think>\nReading.\n<seed:tool_call>\n<function=read_file>\n<parameter=path>pom.xml</parameter>\n</function>\n</seed:tool_call>" +
+		"\n<seed:tool_call>\n<function=head>\n<parameter=path>README.md</parameter>\n<parameter=lines>5</parameter>\n</function>\n</seed:tool_call>",
+		Parsed{Reasoning: "Both files.", Content: "Reading.", Calls: []ToolCall{readPom, call("", "head", `{"path":"README.md","lines":5}`)}}},
+	{"multi-line value", "<seed:tool_call>\n<function=read_file>\n<parameter=path>a\nb</parameter>\n</function>\n</seed:tool_call>",
+		Parsed{Calls: []ToolCall{call("", "read_file", `{"path":"a\nb"}`)}}},
+	{"cut off", "<seed:tool_call>\n<function=read_file>\n<parameter=path>pom", Parsed{Problems: problems(Unterminated)}},
+	{"no function", "<seed:tool_call>\n{\"name\": \"read_file\"}\n</seed:tool_call>after", Parsed{Content: "after", Problems: problems(Malformed)}},
+	{"think tag is text", "<think>not Seed's</think>", Parsed{Content: "<think>not Seed's</think>"}},
+}
+
 // moreTables are the tables by format.
 var moreTables = map[string][]parseTest{
 	"functionary-v3.1": functionary31Tests, "firefunction-v2": fireFunctionTests, "nemotron-v2": nemotronTests,
-	"deepseek-r1": deepSeekR1Tests, "deepseek-v3.1": deepSeekV31Tests, "kimi-k2": kimiTests,
+	"deepseek-r1": deepSeekR1Tests, "deepseek-v3.1": deepSeekV31Tests, "kimi-k2": kimiTests, "seed-oss": seedTests,
 }
 
 func TestParseMore(t *testing.T) {
@@ -105,3 +117,4 @@ func FuzzParseNemotron(f *testing.F)     { fuzzFormat(f, "nemotron-v2", texts(ne
 func FuzzParseDeepSeekR1(f *testing.F)   { fuzzFormat(f, "deepseek-r1", texts(deepSeekR1Tests)) }
 func FuzzParseDeepSeekV31(f *testing.F)  { fuzzFormat(f, "deepseek-v3.1", texts(deepSeekV31Tests)) }
 func FuzzParseKimi(f *testing.F)         { fuzzFormat(f, "kimi-k2", texts(kimiTests)) }
+func FuzzParseSeed(f *testing.F)         { fuzzFormat(f, "seed-oss", texts(seedTests)) }
