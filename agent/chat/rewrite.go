@@ -44,6 +44,7 @@ import (
 type historyRewrite struct {
 	msgs  []Message
 	notes []string
+	names map[string]string // call id -> function name, of the input
 }
 
 // note records a rewrite of n items for people.
@@ -59,7 +60,12 @@ func (r *historyRewrite) note(n int, what, why string) {
 // model was told to use the prompt-based format). msgs is not changed.
 func (t *Template) RewriteHistory(msgs []Message, callsAsText bool) ([]Message, []string) {
 	caps, hist := t.Caps(), t.history()
-	r := &historyRewrite{msgs: cloneMessages(msgs)}
+	r := &historyRewrite{msgs: cloneMessages(msgs), names: map[string]string{}}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			r.names[c.ID] = c.Function.Name
+		}
+	}
 	if hist.stringContent {
 		r.stringContent()
 	}
@@ -227,19 +233,15 @@ func (r *historyRewrite) nullCallContent() {
 // resultsToUser turns tool messages into user messages that name the
 // tool and the call; a result without a name gets the name of its call.
 func (r *historyRewrite) resultsToUser() {
-	names := map[string]string{}
 	n := 0
 	for i := range r.msgs {
 		m := &r.msgs[i]
-		for _, c := range m.ToolCalls {
-			names[c.ID] = c.Function.Name
-		}
 		if m.Role != "tool" {
 			continue
 		}
 		name := m.Name
 		if name == "" {
-			name = names[m.ToolCallID]
+			name = r.names[m.ToolCallID]
 		}
 		*m = Message{Role: "user", Content: resultHeader(name, m.ToolCallID) + "\n" + m.Text()}
 		n++
