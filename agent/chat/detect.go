@@ -95,6 +95,9 @@ func callFamilies(call string) []candidate {
 	if strings.HasPrefix(trimmed, "{") && strings.Contains(call, `"parameters"`) {
 		out = append(out, candidate{"llama3", `the rendered call is a bare JSON object with "parameters"`})
 	}
+	if strings.HasPrefix(strings.TrimPrefix(call, fnRecipient), detectToolName+"\n{") {
+		out = append(out, candidate{"functionary-v3.2", "the rendered call is the tool's name on a line, then its arguments"})
+	}
 	return out
 }
 

@@ -39,6 +39,7 @@ func TestDetectFormat(t *testing.T) {
 		"deepseek-ai-DeepSeek-R1-Distill-Llama-8B": "deepseek-r1",
 		"deepseek-ai-DeepSeek-V3.1":                "deepseek-v3.1",
 		"moonshotai-Kimi-K2":                       "kimi-k2",
+		"meetkai-functionary-medium-v3.2":          "functionary-v3.2",
 		// <seed:tool_call><function=...><parameter=...>: the Qwen3-Coder
 		// parser would find the function but leave the <seed:tool_call>
 		// wrapper as text, and its grammar would write <tool_call>.

@@ -57,7 +57,7 @@ type FormatOptions struct {
 }
 
 // formatNames lists the formats in the order FormatNames returns them.
-var formatNames = []string{"hermes", "qwen3-coder", "llama3", "mistral", "harmony", "functionary-v3.1",
+var formatNames = []string{"hermes", "qwen3-coder", "llama3", "mistral", "harmony", "functionary-v3.1", "functionary-v3.2",
 	"firefunction-v2", "nemotron-v2", "deepseek-r1", "deepseek-v3.1", "kimi-k2", "seed-oss", "prompt"}
 
 // FormatNames returns the names NewFormat accepts.
@@ -91,6 +91,8 @@ func NewFormatOptions(name string, tools []Tool, opts FormatOptions) (Format, er
 		f.reasoning = &grammar.Block{Open: hChannel + "analysis" + hMessage, Close: hEnd}
 	case "functionary-v3.1":
 		f.scan, f.grammar = scanFunctionary31, functionary31Grammar
+	case "functionary-v3.2":
+		f.scan, f.grammar = scanFunctionary32, functionary32Grammar
 	case "firefunction-v2":
 		f.scan, f.grammar = scanJSONList(fireFunctionList), jsonListGrammar(fireFunctionList)
 	case "nemotron-v2":

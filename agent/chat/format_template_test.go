@@ -29,6 +29,7 @@ func TestParseTemplateRenders(t *testing.T) {
 		{"unsloth-mistral-Devstral-Small-2507", "mistral", []ToolCall{pom, readme}, false},
 		{"openai-gpt-oss-120b", "harmony", []ToolCall{pom}, false},
 		{"meetkai-functionary-medium-v3.1", "functionary-v3.1", []ToolCall{pom, readme}, false},
+		{"meetkai-functionary-medium-v3.2", "functionary-v3.2", []ToolCall{pom, readme}, false},
 		{"fireworks-ai-llama-3-firefunction-v2", "firefunction-v2", []ToolCall{pom, readme}, false},
 		{"NVIDIA-Nemotron-Nano-v2", "nemotron-v2", []ToolCall{pom, readme}, false},
 		{"llama-cpp-deepseek-r1", "deepseek-r1", []ToolCall{pom, readme}, false},

@@ -64,7 +64,7 @@ func runParseTests(t *testing.T, f Format, tests []parseTest) {
 }
 
 func TestFormatNames(t *testing.T) {
-	want := []string{"hermes", "qwen3-coder", "llama3", "mistral", "harmony", "functionary-v3.1",
+	want := []string{"hermes", "qwen3-coder", "llama3", "mistral", "harmony", "functionary-v3.1", "functionary-v3.2",
 		"firefunction-v2", "nemotron-v2", "deepseek-r1", "deepseek-v3.1", "kimi-k2", "seed-oss", "prompt"}
 	if diff := cmp.Diff(want, FormatNames()); diff != "" {
 		t.Errorf("FormatNames() (-want +got):\n%s", diff)

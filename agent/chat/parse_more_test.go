@@ -85,9 +85,20 @@ var seedTests = []parseTest{
 	{"think tag is text", "<think>not Seed's</think>", Parsed{Content: "<think>not Seed's</think>"}},
 }
 
+var functionary32Tests = []parseTest{
+	{"call", "read_file\n{\"path\": \"pom.xml\"}", Parsed{Calls: []ToolCall{readPom}}},
+	{"text then two calls", "all\nReading.>>>read_file\n{\"path\": \"pom.xml\"}>>>read_file\n{\"path\": \"README.md\"}<|eot_id|>",
+		Parsed{Content: "Reading.", Calls: []ToolCall{readPom, readReadme}}},
+	{"answer", "all\npom.xml declares the project demo.", Parsed{Content: "pom.xml declares the project demo."}},
+	{"plain text", "pom.xml declares one module.", Parsed{Content: "pom.xml declares one module."}},
+	{"a word on the first line", "Hello\nthere.", Parsed{Content: "Hello\nthere."}},
+	{"cut off", "read_file\n{\"path\": \"po", Parsed{Problems: problems(Unterminated)}},
+	{"bad JSON", "read_file\n{path}", Parsed{Problems: problems(InvalidJSON)}},
+}
+
 // moreTables are the tables by format.
 var moreTables = map[string][]parseTest{
-	"functionary-v3.1": functionary31Tests, "firefunction-v2": fireFunctionTests, "nemotron-v2": nemotronTests,
+	"functionary-v3.1": functionary31Tests, "functionary-v3.2": functionary32Tests, "firefunction-v2": fireFunctionTests, "nemotron-v2": nemotronTests,
 	"deepseek-r1": deepSeekR1Tests, "deepseek-v3.1": deepSeekV31Tests, "kimi-k2": kimiTests, "seed-oss": seedTests,
 }
 
@@ -118,3 +129,6 @@ func FuzzParseDeepSeekR1(f *testing.F)   { fuzzFormat(f, "deepseek-r1", texts(de
 func FuzzParseDeepSeekV31(f *testing.F)  { fuzzFormat(f, "deepseek-v3.1", texts(deepSeekV31Tests)) }
 func FuzzParseKimi(f *testing.F)         { fuzzFormat(f, "kimi-k2", texts(kimiTests)) }
 func FuzzParseSeed(f *testing.F)         { fuzzFormat(f, "seed-oss", texts(seedTests)) }
+func FuzzParseFunctionary32(f *testing.F) {
+	fuzzFormat(f, "functionary-v3.2", texts(functionary32Tests))
+}
