@@ -61,3 +61,34 @@ func TestDetectFormat(t *testing.T) {
 	}
 	checkGolden(t, "table.md", table.String())
 }
+
+// TestDetectFallback: a template whose call has a family's marker but
+// that the family's parser cannot read back gets the prompt-based format,
+// and the reason says why.
+func TestDetectFallback(t *testing.T) {
+	const head = `{%- for m in messages %}<|{{ m.role }}|>{{ m.content }}`
+	tests := []struct {
+		name, call, reason string
+	}{
+		{"hermes marker, Python body", `<tool_call>{{ c.function.name }}(probe_arg="probe_value")</tool_call>`, "the hermes parser reports invalid_json"},
+		{"hermes, other arguments", `<tool_call>{"name": "{{ c.function.name }}", "arguments": {}}</tool_call>`, `the hermes parser reads it as probe_tool {}`},
+		{"qwen3-coder marker, text around", `[<function={{ c.function.name }}>
+<parameter=probe_arg>
+probe_value
+</parameter>
+</function>]`, `the qwen3-coder parser leaves "[]" outside the call`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := head + `{%- for c in m.tool_calls %}` + tt.call + `{%- endfor %}{%- endfor %}{%- if add_generation_prompt %}<|assistant|>{%- endif %}`
+			tmpl, err := NewTemplate(src, "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := DetectFormat(tmpl)
+			if d.Format != "prompt" || !strings.Contains(d.Reason, tt.reason) || !strings.Contains(d.Reason, "falling back to prompt-based") {
+				t.Errorf("DetectFormat() = %s (%s), want prompt with %q", d.Format, d.Reason, tt.reason)
+			}
+		})
+	}
+}
