@@ -214,12 +214,25 @@ func (b *Builder) callObject(f Format, t Tool) (string, error) {
 }
 
 // ArgsSchema is the schema of a tool's arguments: params, or any object
-// when the tool declares none.
+// when the tool declares none. A call's arguments are always an object, so
+// a schema without "type" ({} included, which alone admits any value, 42
+// too) gets "type": "object" in front of its keywords.
 func ArgsSchema(params json.RawMessage) json.RawMessage {
-	if len(bytes.TrimSpace(params)) == 0 {
+	t := bytes.TrimSpace(params)
+	if len(t) == 0 || string(t) == "null" {
 		return json.RawMessage(`{"type": "object"}`)
 	}
-	return params
+	var top map[string]json.RawMessage
+	if json.Unmarshal(t, &top) != nil {
+		return params // not an object: the schema compiler reports it
+	}
+	if _, ok := top["type"]; ok {
+		return params
+	}
+	if len(top) == 0 {
+		return json.RawMessage(`{"type": "object"}`)
+	}
+	return json.RawMessage(`{"type": "object", ` + string(bytes.TrimSpace(t[1:])))
 }
 
 // ToolArgs adds the rule tool-NAME-args for the arguments of tool name

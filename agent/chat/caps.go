@@ -239,7 +239,7 @@ func (t *Template) tryOnce(p probe, msgs jinja.Value) result {
 	for k, v := range p.vars {
 		vars[k] = v
 	}
-	addFunctions(vars, func() time.Time { return probeTime })
+	addFunctions(vars, func() time.Time { return probeTime }, nil)
 	out, err := t.execute(vars)
 	return result{out: out, ok: err == nil}
 }

@@ -43,7 +43,7 @@ type FormatOptions struct {
 	// ReasoningOpen says that the prompt ends inside a reasoning block the
 	// template opened (<think> in QwQ, DeepSeek-R1 and Qwen3 thinking
 	// templates): the reply is reasoning up to the first </think>, and all
-	// of it when none comes. Hermes and Qwen3-Coder only.
+	// of it when none comes. The formats with <think> reasoning only.
 	ReasoningOpen bool
 	// MistralArgs makes Mistral's grammar write each call as
 	// [TOOL_CALLS]NAME[ARGS]{...}, optionally with [CALL_ID]ID before
@@ -57,7 +57,8 @@ type FormatOptions struct {
 }
 
 // formatNames lists the formats in the order FormatNames returns them.
-var formatNames = []string{"hermes", "qwen3-coder", "llama3", "mistral", "harmony", "prompt"}
+var formatNames = []string{"hermes", "qwen3-coder", "llama3", "mistral", "harmony", "functionary-v3.1", "functionary-v3.2",
+	"firefunction-v2", "nemotron-v2", "deepseek-r1", "deepseek-v3.1", "kimi-k2", "seed-oss", "prompt"}
 
 // FormatNames returns the names NewFormat accepts.
 func FormatNames() []string { return append([]string(nil), formatNames...) }
@@ -75,7 +76,7 @@ func NewFormatOptions(name string, tools []Tool, opts FormatOptions) (Format, er
 	case "hermes":
 		f.scan, f.grammar = scanHermes, hermesGrammar
 		f.reasoning = &grammar.Block{Open: "<think>", Close: "</think>"}
-		f.outside = regexp.MustCompile(`\{\s*"name"\s*:`)
+		f.outside = hermesOutside
 	case "qwen3-coder":
 		f.scan, f.grammar = scanQwen3Coder, qwen3CoderGrammar
 		f.reasoning = &grammar.Block{Open: "<think>", Close: "</think>"}
@@ -88,6 +89,24 @@ func NewFormatOptions(name string, tools []Tool, opts FormatOptions) (Format, er
 	case "harmony":
 		f.scan, f.grammar = scanHarmony, harmonyGrammar
 		f.reasoning = &grammar.Block{Open: hChannel + "analysis" + hMessage, Close: hEnd}
+	case "functionary-v3.1":
+		f.scan, f.grammar = scanFunctionary31, functionary31Grammar
+	case "functionary-v3.2":
+		f.scan, f.grammar = scanFunctionary32, functionary32Grammar
+	case "firefunction-v2":
+		f.scan, f.grammar = scanJSONList(fireFunctionList), jsonListGrammar(fireFunctionList)
+	case "nemotron-v2":
+		f.scan, f.grammar = scanJSONList(nemotronList), jsonListGrammar(nemotronList)
+		f.reasoning = &grammar.Block{Open: thinkOpen, Close: thinkClose}
+	case "deepseek-r1", "deepseek-v3.1":
+		r1 := name == "deepseek-r1"
+		f.scan, f.grammar = scanDeepSeek(r1), deepSeekGrammar(r1)
+		f.reasoning = &grammar.Block{Open: thinkOpen, Close: thinkClose}
+	case "kimi-k2":
+		f.scan, f.grammar = scanKimi, kimiGrammar
+	case "seed-oss":
+		f.scan, f.grammar = scanSeed, seedGrammar
+		f.reasoning = &seedThink
 	case "prompt":
 		f.scan, f.grammar = scanPrompt, promptGrammar
 	default:

@@ -92,6 +92,29 @@ func harmonyGrammar(f *format, opts grammar.CallOptions) (*grammar.CallGrammar, 
 	})
 }
 
+// buildBlock is buildGrammar for formats that put all calls of a reply in
+// one block, open ... close, with sep (a GBNF expression or "") between
+// parallel calls.
+func buildBlock(f *format, opts grammar.CallOptions, open, close, sep string, one callRules) (*grammar.CallGrammar, error) {
+	parallel, maxCalls := opts.Parallel, opts.MaxCalls
+	opts.Parallel = false
+	return buildGrammar(f, opts, func(b *grammar.Builder, tools []Tool) (string, string, []string, error) {
+		call, _, triggers, err := one(b, tools)
+		if err != nil {
+			return "", "", nil, err
+		}
+		body := call
+		if parallel && maxCalls != 1 {
+			rep := "*"
+			if maxCalls > 1 {
+				rep = fmt.Sprintf("{0,%d}", maxCalls-1)
+			}
+			body = call + " (" + strings.TrimSpace(sep+" "+call) + ")" + rep
+		}
+		return b.Rule("call-block", grammar.Quote(open)+" "+body+" "+grammar.Quote(close)), "", triggers, nil
+	})
+}
+
 // callRules adds the rule of one call and returns it, the separator of
 // parallel calls (a GBNF expression or ""), and the triggers.
 type callRules func(b *grammar.Builder, tools []Tool) (call, sep string, triggers []string, err error)

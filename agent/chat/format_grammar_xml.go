@@ -15,23 +15,42 @@ import (
 // this format does (common/chat-syntax/qwen3-coder-xml.cpp). A tool
 // without declared properties takes any parameters as text.
 func qwen3CoderGrammar(f *format, opts grammar.CallOptions) (*grammar.CallGrammar, error) {
+	return xmlGrammar(f, opts, qwen3CoderXML)
+}
+
+// xmlStyle is how a family writes its XML calls.
+type xmlStyle struct {
+	open, close string // the block around a function, and its trigger
+	valueOpen   string // after <parameter=KEY
+	valueClose  string // after the value
+}
+
+var (
+	// qwen3CoderXML writes each value on lines of its own.
+	qwen3CoderXML = xmlStyle{open: toolCallOpen, close: toolCallClose, valueOpen: ">\n", valueClose: "\n" + paramClose + "\n"}
+	// seedXML writes <parameter=KEY>VALUE</parameter>.
+	seedXML = xmlStyle{open: seedCallOpen, close: seedCallClose, valueOpen: ">", valueClose: paramClose + "\n"}
+)
+
+// xmlGrammar writes the XML calls of a style, one block a call.
+func xmlGrammar(f *format, opts grammar.CallOptions, st xmlStyle) (*grammar.CallGrammar, error) {
 	return buildGrammar(f, opts, func(b *grammar.Builder, tools []Tool) (string, string, []string, error) {
-		text := b.Until("xml-text", "\n"+paramClose)
+		text := b.Until("xml-text", strings.TrimSuffix(st.valueClose, "\n"))
 		var alts []string
 		for _, t := range tools {
-			r, err := xmlFunctionRule(b, t, text)
+			r, err := xmlFunctionRule(b, t, text, st)
 			if err != nil {
 				return "", "", nil, err
 			}
 			alts = append(alts, r)
 		}
-		call := b.Rule("call", grammar.Quote(toolCallOpen+"\n")+" ("+strings.Join(alts, " | ")+") "+grammar.Quote(toolCallClose))
-		return call, grammar.Quote("\n"), []string{toolCallOpen}, nil
+		call := b.Rule("call", grammar.Quote(st.open+"\n")+" ("+strings.Join(alts, " | ")+") "+grammar.Quote(st.close))
+		return call, grammar.Quote("\n"), []string{st.open}, nil
 	})
 }
 
 // xmlFunctionRule adds the rule of <function=NAME> ... </function>.
-func xmlFunctionRule(b *grammar.Builder, t Tool, text string) (string, error) {
+func xmlFunctionRule(b *grammar.Builder, t Tool, text string, st xmlStyle) (string, error) {
 	props, order, err := schemaProperties(t.Parameters)
 	if err != nil {
 		return "", &grammar.Error{Op: "tool call grammar", Subject: t.Name, Err: err}
@@ -45,10 +64,10 @@ func xmlFunctionRule(b *grammar.Builder, t Tool, text string) (string, error) {
 			required[r] = true
 		}
 	}
-	close := grammar.Quote("\n" + paramClose + "\n")
+	close := grammar.Quote(st.valueClose)
 	var parts []string
 	if len(order) == 0 {
-		anyParam := b.Rule("xml-any-param", grammar.Quote(paramOpen)+` [^>\n<]+ ">\n" `+text+" "+close)
+		anyParam := b.Rule("xml-any-param", grammar.Quote(paramOpen)+` [^>\n<]+ `+grammar.Quote(st.valueOpen)+" "+text+" "+close)
 		parts = append(parts, anyParam+"*")
 	}
 	for _, key := range order {
@@ -60,7 +79,7 @@ func xmlFunctionRule(b *grammar.Builder, t Tool, text string) (string, error) {
 				return "", err
 			}
 		}
-		p := b.Rule("tool-"+t.Name+"-param-"+key, grammar.Quote(paramOpen+key+">\n")+" "+value+" "+close)
+		p := b.Rule("tool-"+t.Name+"-param-"+key, grammar.Quote(paramOpen+key+st.valueOpen)+" "+value+" "+close)
 		if !required[key] {
 			p += "?"
 		}

@@ -28,6 +28,16 @@ func TestParseTemplateRenders(t *testing.T) {
 		{"Mistral-Small-3.2-24B-Instruct-2506", "mistral", []ToolCall{pom, readme}, true},
 		{"unsloth-mistral-Devstral-Small-2507", "mistral", []ToolCall{pom, readme}, false},
 		{"openai-gpt-oss-120b", "harmony", []ToolCall{pom}, false},
+		{"meetkai-functionary-medium-v3.1", "functionary-v3.1", []ToolCall{pom, readme}, false},
+		{"meetkai-functionary-medium-v3.2", "functionary-v3.2", []ToolCall{pom, readme}, false},
+		{"fireworks-ai-llama-3-firefunction-v2", "firefunction-v2", []ToolCall{pom, readme}, false},
+		{"NVIDIA-Nemotron-Nano-v2", "nemotron-v2", []ToolCall{pom, readme}, false},
+		{"llama-cpp-deepseek-r1", "deepseek-r1", []ToolCall{pom, readme}, false},
+		{"deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", "deepseek-r1", []ToolCall{pom}, false},
+		{"deepseek-ai-DeepSeek-V3.1", "deepseek-v3.1", []ToolCall{pom, readme}, false},
+		{"ByteDance-Seed-OSS", "seed-oss", []ToolCall{pom, readme}, false},
+		{"moonshotai-Kimi-K2", "kimi-k2", []ToolCall{call("functions.read_file:0", "read_file", `{"path":"pom.xml"}`),
+			call("functions.read_file:1", "read_file", `{"path":"README.md"}`)}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.template, func(t *testing.T) {
@@ -49,7 +59,9 @@ func TestParseTemplateRenders(t *testing.T) {
 }
 
 // renderedReply renders an assistant turn with calls and returns what
-// follows the generation prompt, up to the end-of-turn token.
+// follows the generation prompt (see replyStart), up to the end-of-turn
+// token. The calls have null content where the template writes calls only
+// then (R1-Distill).
 func renderedReply(t *testing.T, name string, calls []ToolCall) string {
 	t.Helper()
 	tmpl := loadTemplate(t, name, "<s>", "</s>")
@@ -58,15 +70,17 @@ func renderedReply(t *testing.T, name string, calls []ToolCall) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := tmpl.Render(RenderInput{Messages: []Message{user, {Role: "assistant", ToolCalls: calls}}, Tools: parseTools[:1]})
+	assistant := Message{Role: "assistant", NullContent: tmpl.history().nullCallContent, ToolCalls: calls}
+	full, err := tmpl.Render(RenderInput{Messages: []Message{user, assistant}, Tools: parseTools[:1]})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reply, ok := strings.CutPrefix(full, prompt)
-	if !ok {
+	start := replyStart(prompt, full)
+	reply := full[start:]
+	if start < len(prompt)-len("<think>\n") { // R1 and QwQ prompts end with <think>, their histories do not
 		t.Fatalf("the rendered call does not follow the generation prompt:\nprompt: %q\nfull:   %q", prompt, full)
 	}
-	for _, end := range []string{"<|im_end|>", "<|eot_id|>", "<|eom_id|>", "</s>"} {
+	for _, end := range []string{"<|im_end|>", "<|eot_id|>", "<|eom_id|>", "</s>", "<SPECIAL_12>", "<｜end▁of▁sentence｜>", "<seed:eos>"} {
 		reply, _, _ = strings.Cut(reply, end)
 	}
 	return reply

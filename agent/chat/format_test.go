@@ -64,7 +64,8 @@ func runParseTests(t *testing.T, f Format, tests []parseTest) {
 }
 
 func TestFormatNames(t *testing.T) {
-	want := []string{"hermes", "qwen3-coder", "llama3", "mistral", "harmony", "prompt"}
+	want := []string{"hermes", "qwen3-coder", "llama3", "mistral", "harmony", "functionary-v3.1", "functionary-v3.2",
+		"firefunction-v2", "nemotron-v2", "deepseek-r1", "deepseek-v3.1", "kimi-k2", "seed-oss", "prompt"}
 	if diff := cmp.Diff(want, FormatNames()); diff != "" {
 		t.Errorf("FormatNames() (-want +got):\n%s", diff)
 	}
@@ -129,8 +130,12 @@ func TestReasoningBlock(t *testing.T) {
 	for _, name := range FormatNames() {
 		b := testFormat(t, name).ReasoningBlock()
 		switch name {
-		case "hermes", "qwen3-coder":
+		case "hermes", "qwen3-coder", "nemotron-v2", "deepseek-r1", "deepseek-v3.1":
 			if b == nil || b.Open != "<think>" || b.Close != "</think>" {
+				t.Errorf("%s ReasoningBlock() = %+v", name, b)
+			}
+		case "seed-oss":
+			if b == nil || b.Open != "<seed:think>" || b.Close != "</seed:think>" {
 				t.Errorf("%s ReasoningBlock() = %+v", name, b)
 			}
 		case "harmony":

@@ -14,8 +14,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // checkGolden compares got with testdata/<test>/<file>, or rewrites the
-// file with -update. Files taken from the seed texts are not goldens: read
-// them with readTestdata, never through checkGolden.
+// file with -update. Files taken from the seed texts are not goldens:
+// compare them with checkSeed, never through checkGolden.
 func checkGolden(t *testing.T, file, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", strings.SplitN(t.Name(), "/", 2)[0], file)
@@ -34,6 +34,17 @@ func checkGolden(t *testing.T, file, got string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+// checkSeed compares got with testdata/<test>/<file>, a file copied
+// verbatim from a seed's printed output: a reference, never rewritten,
+// -update or not.
+func checkSeed(t *testing.T, file, got string) {
+	t.Helper()
+	path := filepath.Join(strings.SplitN(t.Name(), "/", 2)[0], file)
+	if diff := cmp.Diff(readTestdata(t, path), got); diff != "" {
+		t.Errorf("testdata/%s (the seed's output, read-only) mismatch (-seed +got):\n%s", path, diff)
 	}
 }
 
@@ -56,13 +67,58 @@ func templateDir() string {
 	return filepath.Join("..", "..", "..", "shared", "chat-templates")
 }
 
+// moreTemplateDir holds the nine templates of chat-templates-more:
+// $LOOP_CHAT_TEMPLATES_MORE, else the folder chat-templates-more beside
+// templateDir.
+func moreTemplateDir() string {
+	if dir := os.Getenv("LOOP_CHAT_TEMPLATES_MORE"); dir != "" {
+		return dir
+	}
+	return filepath.Join(filepath.Dir(templateDir()), "chat-templates-more")
+}
+
+// moreTemplates are the templates of chat-templates-more.
+var moreTemplates = []string{
+	"ByteDance-Seed-OSS", "CohereForAI-c4ai-command-r-plus-tool_use", "NVIDIA-Nemotron-Nano-v2",
+	"deepseek-ai-DeepSeek-R1-Distill-Llama-8B", "fireworks-ai-llama-3-firefunction-v2", "llama-cpp-deepseek-r1",
+	"meetkai-functionary-medium-v3.1", "meta-llama-Llama-3.3-70B-Instruct", "moonshotai-Kimi-K2",
+}
+
 // templateNames lists the templates of templateDir, without ".jinja".
 func templateNames(t testing.TB) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(templateDir(), "*.jinja"))
-	if err != nil || len(files) == 0 {
+	names := globTemplates(templateDir())
+	if len(names) == 0 {
 		t.Fatalf("no chat templates in %s: set LOOP_CHAT_TEMPLATES to a folder of *.jinja files (llama.cpp's models/templates)", templateDir())
 	}
+	return names
+}
+
+// allTemplateNames lists the templates of templateDir and moreTemplateDir:
+// the 28 of the conformance set. It fails when one of moreTemplates is in
+// neither.
+func allTemplateNames(t testing.TB) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	var names []string
+	for _, n := range append(templateNames(t), globTemplates(moreTemplateDir())...) {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, n := range moreTemplates {
+		if !seen[n] {
+			t.Fatalf("no %s.jinja in %s or %s: set LOOP_CHAT_TEMPLATES_MORE to ../shared/chat-templates-more", n, templateDir(), moreTemplateDir())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// globTemplates lists the *.jinja files of dir, without ".jinja".
+func globTemplates(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jinja"))
 	names := make([]string, len(files))
 	for i, f := range files {
 		names[i] = strings.TrimSuffix(filepath.Base(f), ".jinja")
@@ -71,10 +127,13 @@ func templateNames(t testing.TB) []string {
 	return names
 }
 
-// loadTemplate compiles templateDir/<name>.jinja.
+// loadTemplate compiles <name>.jinja from templateDir or moreTemplateDir.
 func loadTemplate(t testing.TB, name, bos, eos string) *Template {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(templateDir(), name+".jinja"))
+	if os.IsNotExist(err) {
+		src, err = os.ReadFile(filepath.Join(moreTemplateDir(), name+".jinja"))
+	}
 	if err != nil {
 		t.Fatalf("%v: set LOOP_CHAT_TEMPLATES to a folder of llama.cpp's models/templates", err)
 	}

@@ -4,16 +4,28 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/loopagent/loop/grammar"
 )
 
-// Message is one chat message in the OpenAI Chat Completions shape.
+// Message is one chat message in the OpenAI Chat Completions shape. Its
+// JSON form writes content as the caller gave it: a string, typed parts,
+// or null.
 type Message struct {
 	// Role is "system", "user", "assistant" or "tool".
 	Role string `json:"role"`
 	// Content is the text of the message.
 	Content string `json:"content"`
+	// Parts is content given as typed parts ([{"type": "text", "text":
+	// ...}]), as the OpenAI API allows, instead of Content. Templates that
+	// read parts get them; the others get the texts joined by newlines, as
+	// llama-server gives them.
+	Parts []ContentPart `json:"-"`
+	// NullContent says that the content was null, as the OpenAI API sends
+	// a message that only calls tools: the template sees none, not "".
+	// Content and Parts are then empty.
+	NullContent bool `json:"-"`
 	// ReasoningContent is an assistant's reasoning, kept apart from Content.
 	ReasoningContent string `json:"reasoning_content,omitempty"`
 	// ToolCalls are an assistant's calls.
@@ -22,6 +34,44 @@ type Message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// Name is the tool name of a tool result, where a template wants it.
 	Name string `json:"name,omitempty"`
+}
+
+// ContentPart is one typed part of a message's content. Only "text"
+// parts are taken, as llama-server takes them.
+type ContentPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// Text returns the content as text: Content, or the parts' texts joined
+// by newlines.
+func (m Message) Text() string {
+	if len(m.Parts) == 0 {
+		return m.Content
+	}
+	texts := make([]string, len(m.Parts))
+	for i, p := range m.Parts {
+		texts[i] = p.Text
+	}
+	return strings.Join(texts, "\n")
+}
+
+// MarshalJSON writes the message in the OpenAI form, content as a string,
+// parts, or null.
+func (m Message) MarshalJSON() ([]byte, error) {
+	type plain Message
+	out := struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+		plain
+	}{Role: m.Role, Content: m.Content, plain: plain(m)}
+	switch {
+	case m.NullContent:
+		out.Content = nil
+	case len(m.Parts) > 0:
+		out.Content = m.Parts
+	}
+	return json.Marshal(out)
 }
 
 // ToolCall is one call of an assistant message.
@@ -102,7 +152,8 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// ParseMessages reads a JSON array of messages in the OpenAI form. A call's
+// ParseMessages reads a JSON array of messages in the OpenAI form. Content
+// may be a string, a list of text parts, or null (or absent); a call's
 // arguments may be the API's JSON string or, as some clients send them, an
 // object; either way they are kept as JSON text in the caller's key order.
 func ParseMessages(data []byte) ([]Message, error) {
@@ -127,10 +178,8 @@ func ParseMessages(data []byte) ([]Message, error) {
 	out := make([]Message, len(raw))
 	for i, r := range raw {
 		m := Message{Role: r.Role, ReasoningContent: r.ReasoningContent, ToolCallID: r.ToolCallID, Name: r.Name}
-		if len(r.Content) > 0 && string(r.Content) != "null" {
-			if err := json.Unmarshal(r.Content, &m.Content); err != nil {
-				return nil, &Error{Op: "parse messages", Subject: fmt.Sprintf("message %d", i), Err: errors.New("content must be a string")}
-			}
+		if err := readContent(&m, r.Content); err != nil {
+			return nil, &Error{Op: "parse messages", Subject: fmt.Sprintf("message %d", i), Err: err}
 		}
 		for _, c := range r.ToolCalls {
 			args := string(c.Function.Arguments)
@@ -147,4 +196,27 @@ func ParseMessages(data []byte) ([]Message, error) {
 		out[i] = m
 	}
 	return out, nil
+}
+
+// readContent sets the content of m from its JSON: a string, a list of
+// text parts, or null.
+func readContent(m *Message, raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		m.NullContent = true
+		return nil
+	}
+	if json.Unmarshal(raw, &m.Content) == nil {
+		return nil
+	}
+	var parts []ContentPart
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return errors.New("content must be a string, a list of text parts, or null")
+	}
+	for i, p := range parts {
+		if p.Type != "text" {
+			return fmt.Errorf("content part %d: unsupported type %q (only text parts are taken)", i, p.Type)
+		}
+	}
+	m.Parts = parts
+	return nil
 }

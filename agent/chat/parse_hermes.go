@@ -2,7 +2,10 @@ package chat
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
+
+	"github.com/loopagent/loop/grammar"
 )
 
 // The Hermes format (Hermes 2 Pro, Hermes 3, Qwen 2.5, Qwen3):
@@ -18,6 +21,15 @@ import (
 // </tool_call>; this one follows llama.cpp and reads the JSON first, so a
 // "</tool_call>" inside a string argument does not end the call, and falls
 // back to the first </tool_call> only when the body is not JSON.
+//
+// llama.cpp's parser also takes the forms Hermes-style models write when
+// they stray (tests/test-chat.cpp): a bare {"name": ...} object,
+// <function=NAME>{...}</function> and <function name="NAME">{...}
+// </function>. This one reads only <tool_call> bodies, and reports the
+// others as OutsideFormat, so that the agent can repair the reply or remind
+// the model of the format. A </think> without a <think> before it is
+// content, kept as written, as in llama.cpp, which reads reasoning only at
+// the start of a reply.
 
 const (
 	thinkOpen     = "<think>"
@@ -25,6 +37,10 @@ const (
 	toolCallOpen  = "<tool_call>"
 	toolCallClose = "</tool_call>"
 )
+
+// hermesOutside matches calls written outside <tool_call>: a bare JSON
+// call object, <function=NAME> and <function name="NAME">.
+var hermesOutside = regexp.MustCompile(`\{\s*"name"\s*:|<function=[^>\s]+>|<function\s+name\s*=`)
 
 // argKeys are the keys of the arguments: "parameters" is an alias.
 var argKeys = []string{"arguments", "parameters"}
@@ -40,14 +56,22 @@ type callReader func(s *scanState, pos int) (int, bool)
 // scanTagged reads content with <think> blocks and calls, each started by
 // one of the markers of calls.
 func scanTagged(s *scanState, reasoningOpen bool, calls map[string]callReader) {
+	scanThinking(s, thinkTags, reasoningOpen, calls)
+}
+
+// thinkTags are the <think> markers of reasoning.
+var thinkTags = grammar.Block{Open: thinkOpen, Close: thinkClose}
+
+// scanThinking is scanTagged with the reasoning markers think.
+func scanThinking(s *scanState, think grammar.Block, reasoningOpen bool, calls map[string]callReader) {
 	t := s.text
-	markers := []string{thinkOpen, thinkClose}
+	markers := []string{think.Open}
 	for m := range calls {
 		markers = append(markers, m)
 	}
 	pos, ok := 0, true
 	if reasoningOpen {
-		if pos, ok = s.reasoningUntil(0); !ok {
+		if pos, ok = s.reasoningUntil(0, think.Close); !ok {
 			return
 		}
 	}
@@ -60,9 +84,8 @@ func scanTagged(s *scanState, reasoningOpen bool, calls map[string]callReader) {
 		s.content(t[pos:j])
 		pos = j + len(m)
 		switch m {
-		case thinkOpen:
-			pos, ok = s.reasoningUntil(pos)
-		case thinkClose: // a lone </think> is dropped, as llama.cpp does
+		case think.Open:
+			pos, ok = s.reasoningUntil(pos, think.Close)
 		default:
 			pos, ok = calls[m](s, pos)
 		}
@@ -72,16 +95,16 @@ func scanTagged(s *scanState, reasoningOpen bool, calls map[string]callReader) {
 	}
 }
 
-// reasoningUntil reads reasoning from pos to </think>. Reasoning the
-// output cuts off is reasoning still.
-func (s *scanState) reasoningUntil(pos int) (int, bool) {
-	j := strings.Index(s.text[pos:], thinkClose)
+// reasoningUntil reads reasoning from pos to close (</think>). Reasoning
+// the output cuts off is reasoning still.
+func (s *scanState) reasoningUntil(pos int, close string) (int, bool) {
+	j := strings.Index(s.text[pos:], close)
 	if j < 0 {
-		s.reasoning(s.text[pos:s.upTo(pos, thinkClose)])
+		s.reasoning(s.text[pos:s.upTo(pos, close)])
 		return len(s.text), false
 	}
 	s.reasoning(s.text[pos : pos+j])
-	return pos + j + len(thinkClose), true
+	return pos + j + len(close), true
 }
 
 // hermesCall reads {"name": ..., "arguments": ...} and </tool_call>.

@@ -41,13 +41,17 @@ func scanLlama3(f *format, s *scanState) {
 
 // stripLlamaEnd drops the end-of-turn tokens at the end of t, and in a
 // partial scan what could still become one.
-func stripLlamaEnd(t string, final bool) string {
+func stripLlamaEnd(t string, final bool) string { return stripEnds(t, final, llamaEnd) }
+
+// stripEnds drops the end tokens ends at the end of t, and in a partial
+// scan what could still become one.
+func stripEnds(t string, final bool, ends []string) string {
 	for {
 		n := len(t)
 		if !final {
-			t = t[:holdEnd(t, 0, llamaEnd...)]
+			t = t[:holdEnd(t, 0, ends...)]
 		}
-		for _, m := range llamaEnd {
+		for _, m := range ends {
 			t = strings.TrimSuffix(t, m)
 		}
 		if len(t) == n {

@@ -38,15 +38,17 @@ func scanMistral(_ *format, s *scanState) {
 		case i == len(t):
 			pos, ok = s.cutOff(s.call(), toolCalls)
 		case t[i] == '[':
-			pos, ok = s.mistralArray(i)
+			pos, ok = s.jsonArray(i, toolCalls, true)
 		default:
 			pos, ok = s.mistralNamed(i)
 		}
 	}
 }
 
-// mistralArray reads the JSON array of calls at s.text[i] == '['.
-func (s *scanState) mistralArray(i int) (int, bool) {
+// jsonArray reads the JSON array of calls at s.text[i] == '[', each
+// {"name": ..., "arguments": ...}, with an "id" member when ids is set;
+// what names the call markup in problems.
+func (s *scanState) jsonArray(i int, what string, ids bool) (int, bool) {
 	t := s.text
 	i = skipSpace(t, i+1)
 	if i < len(t) && t[i] == ']' {
@@ -55,7 +57,7 @@ func (s *scanState) mistralArray(i int) (int, bool) {
 	for {
 		c := s.call()
 		if i == len(t) {
-			return s.cutOff(c, toolCalls)
+			return s.cutOff(c, what)
 		}
 		if t[i] != '{' {
 			c.fail(InvalidJSON, "not valid JSON: %s", jsonError(t[i:]))
@@ -63,13 +65,14 @@ func (s *scanState) mistralArray(i int) (int, bool) {
 		}
 		ms, end, st := scanObject(t, i)
 		argsSeen := jsonCallFields(t, ms, c, "name")
-		if m := firstMember(ms, "id"); m != nil {
+		c.idOK = !ids
+		if m := firstMember(ms, "id"); ids && m != nil {
 			id, ok, settled := memberString(t, m)
 			c.id, c.idOK = id, settled && (ok || st != jsonMore)
 		}
 		switch st {
 		case jsonMore:
-			return s.cutOff(c, toolCalls)
+			return s.cutOff(c, what)
 		case jsonBad:
 			c.fail(InvalidJSON, "not valid JSON: %s", jsonError(t[i:]))
 			return len(t), false
@@ -83,7 +86,7 @@ func (s *scanState) mistralArray(i int) (int, bool) {
 			i = skipSpace(t, i+1)
 		case i == len(t):
 			if s.final {
-				s.problem(Unterminated, "unterminated %s array (the output was cut off)", toolCalls)
+				s.problem(Unterminated, "unterminated %s array (the output was cut off)", what)
 			}
 			return len(t), false
 		default:

@@ -44,7 +44,8 @@ const (
 )
 
 func scanQwen3Coder(f *format, s *scanState) {
-	scanTagged(s, f.opts.ReasoningOpen, map[string]callReader{toolCallOpen: f.xmlBlock, fnOpen: f.xmlBare})
+	block := func(s *scanState, pos int) (int, bool) { return f.xmlBlock(s, pos, toolCallOpen, toolCallClose) }
+	scanTagged(s, f.opts.ReasoningOpen, map[string]callReader{toolCallOpen: block, fnOpen: f.xmlBare})
 }
 
 // xmlBare reads a <function=NAME> call without <tool_call> around it, as
@@ -62,9 +63,9 @@ func (f *format) xmlBare(s *scanState, pos int) (int, bool) {
 	return len(s.text), false
 }
 
-// xmlBlock reads the functions of one <tool_call> block and its close tag.
-// A block may hold several functions.
-func (f *format) xmlBlock(s *scanState, pos int) (int, bool) {
+// xmlBlock reads the functions of one <tool_call> block (open) and its
+// close tag. A block may hold several functions.
+func (f *format) xmlBlock(s *scanState, pos int, open, close string) (int, bool) {
 	t := s.text
 	i := skipSpace(t, pos)
 	for n := 0; ; n++ {
@@ -77,32 +78,32 @@ func (f *format) xmlBlock(s *scanState, pos int) (int, bool) {
 				return i, false
 			}
 			if c.problem != nil {
-				return s.skipMalformed(pos)
+				return s.skipMalformed(pos, close)
 			}
 			i = skipSpace(t, i)
 			continue
-		case n > 0 && strings.HasPrefix(t[i:], toolCallClose):
-			return i + len(toolCallClose), true
-		case n > 0 && s.final && isPrefix(t[i:], toolCallClose):
+		case n > 0 && strings.HasPrefix(t[i:], close):
+			return i + len(close), true
+		case n > 0 && s.final && isPrefix(t[i:], close):
 			return len(t), true // </function> and the end: llama.cpp accepts it too
-		case !s.final && (isPrefix(t[i:], fnOpen) || n > 0 && isPrefix(t[i:], toolCallClose)):
+		case !s.final && (isPrefix(t[i:], fnOpen) || n > 0 && isPrefix(t[i:], close)):
 			return len(t), false
 		case n == 0 && i == len(t):
-			return s.cutOff(s.call(), toolCallOpen)
+			return s.cutOff(s.call(), open)
 		}
 		if n == 0 {
-			s.call().fail(Malformed, "<tool_call> without <function=NAME>")
-			return s.skipMalformed(pos)
+			s.call().fail(Malformed, "%s without <function=NAME>", open)
+			return s.skipMalformed(pos, close)
 		}
-		s.problem(Malformed, "text after </function> inside <tool_call>")
-		return s.skipMalformed(pos)
+		s.problem(Malformed, "text after </function> inside %s", open)
+		return s.skipMalformed(pos, close)
 	}
 }
 
-// skipMalformed goes on after the first </tool_call> from pos, or stops.
-func (s *scanState) skipMalformed(pos int) (int, bool) {
-	if j := strings.Index(s.text[pos:], toolCallClose); j >= 0 {
-		return pos + j + len(toolCallClose), true
+// skipMalformed goes on after the first close tag from pos, or stops.
+func (s *scanState) skipMalformed(pos int, close string) (int, bool) {
+	if j := strings.Index(s.text[pos:], close); j >= 0 {
+		return pos + j + len(close), true
 	}
 	return len(s.text), false
 }

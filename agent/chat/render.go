@@ -28,6 +28,7 @@ type Template struct {
 	gptOSS     bool // Harmony: thinking copied from reasoning, no developer mapping
 	capsOnce   sync.Once
 	caps       Caps
+	hist       historyOnce
 }
 
 // RenderInput is one request to render.
@@ -93,11 +94,18 @@ var tojsonFilter = regexp.MustCompile(`\|\s*tojson\b`)
 
 const tojsonName = "__chat_tojson"
 
+// stringFilter matches the string filter, which is replaced by one that
+// writes the numbers of call arguments as the model wrote them (see
+// stringFunc).
+var stringFilter = regexp.MustCompile(`\|\s*string\b`)
+
+const stringName = "__chat_string"
+
 // patchSource reads the source as llama.cpp's lexer does (line ends
 // normalized to "\n", one final newline dropped), applies llama.cpp's
 // fixes to known templates (common_chat_templates_init) and routes tojson
 // to toJSON: ardanlabs/jinja's tojson(indent=N) sorts keys and escapes
-// '<', '>' and '&'.
+// '<', '>' and '&'. The string filter goes to stringFunc.
 func patchSource(src string) string {
 	src = strings.ReplaceAll(src, "\r\n", "\n")
 	src = strings.ReplaceAll(src, "\r", "\n")
@@ -112,6 +120,7 @@ func patchSource(src string) string {
 			"{%- if (message['content'] is none or message['content'] == '' or message['content']|length == 0) and (message['tool_calls'] is not defined or message['tool_calls'] is none or message['tool_calls']|length == 0) %}",
 			`{%- if false %}`)
 	}
+	src = stringFilter.ReplaceAllString(src, "| "+stringName)
 	return tojsonFilter.ReplaceAllString(src, "| "+tojsonName)
 }
 
@@ -143,7 +152,8 @@ func (t *Template) execute(vars map[string]jinja.Value) (out string, err error) 
 // variables builds the template's variables as common_chat_templates_apply
 // and common_chat_template_direct_apply do.
 func (t *Template) variables(in RenderInput) (map[string]jinja.Value, error) {
-	msgs, err := t.messages(in.Messages)
+	nums := numberTexts{}
+	msgs, err := t.messages(in.Messages, nums)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +185,7 @@ func (t *Template) variables(in RenderInput) (map[string]jinja.Value, error) {
 	if in.AddGenerationPrompt {
 		vars["add_generation_prompt"] = jinja.NewBool(true)
 	}
-	addFunctions(vars, now)
+	addFunctions(vars, now, nums)
 	return vars, nil
 }
 
@@ -203,61 +213,91 @@ func addExtra(vars map[string]jinja.Value, extra json.RawMessage) error {
 
 // addFunctions binds the functions llama.cpp's engine has and
 // ardanlabs/jinja lacks or does differently: strftime_now on the render's
-// clock, and tojson as filter and function.
-func addFunctions(vars map[string]jinja.Value, now func() time.Time) {
+// clock, tojson as filter and function, and the string filter, which
+// writes the numbers of call arguments as nums has them.
+func addFunctions(vars map[string]jinja.Value, now func() time.Time, nums numberTexts) {
 	vars["strftime_now"] = jinja.NewCallable("strftime_now", func(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
 		if len(args) != 1 || !args[0].IsString() {
 			return jinja.Undefined(), errors.New("strftime_now: expected one string argument")
 		}
 		return jinja.NewString(strftime(now(), args[0].AsString())), nil
 	})
-	tojson := jinja.NewCallable("tojson", tojsonFunc)
+	tojson := jinja.NewCallable("tojson", tojsonFunc(nums))
 	vars[tojsonName] = tojson
 	if _, ok := vars["tojson"]; !ok {
 		vars["tojson"] = tojson
+	}
+	vars[stringName] = jinja.NewCallable("string", stringFunc(nums))
+}
+
+// stringFunc is the string filter: the engine's, except that a float
+// whose text nums knows is that text (Seed-OSS writes argument values
+// with |string).
+func stringFunc(nums numberTexts) func([]jinja.Value, map[string]jinja.Value) (jinja.Value, error) {
+	return func(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
+		if len(args) == 0 {
+			return jinja.NewString(""), nil
+		}
+		v := args[0]
+		switch {
+		case v.IsFloat():
+			if text, ok := nums.text(v.AsFloat()); ok {
+				return jinja.NewString(text), nil
+			}
+			return jinja.NewString(fmt.Sprintf("%g", v.AsFloat())), nil
+		case v.IsString():
+			return v, nil
+		case v.IsNone(), v.IsUndefined(), v.IsCallable():
+			return jinja.NewString(""), nil
+		case v.IsInt():
+			return jinja.NewString(fmt.Sprintf("%d", v.AsInt())), nil
+		}
+		return jinja.NewString(v.String()), nil // bool, list, dict: Python's repr
 	}
 }
 
 // tojsonFunc is the tojson filter of llama.cpp's engine: arguments
 // (value, ensure_ascii, indent, separators, sort_keys), by position or
 // name; ensure_ascii and sort_keys are refused, as llama.cpp refuses them.
-func tojsonFunc(args []jinja.Value, kwargs map[string]jinja.Value) (jinja.Value, error) {
-	if len(args) == 0 || len(args) > 5 {
-		return jinja.Undefined(), errors.New("tojson: expected 1 to 5 arguments")
-	}
-	arg := func(name string, pos int) jinja.Value {
-		if v, ok := kwargs[name]; ok {
-			return v
+func tojsonFunc(nums numberTexts) func([]jinja.Value, map[string]jinja.Value) (jinja.Value, error) {
+	return func(args []jinja.Value, kwargs map[string]jinja.Value) (jinja.Value, error) {
+		if len(args) == 0 || len(args) > 5 {
+			return jinja.Undefined(), errors.New("tojson: expected 1 to 5 arguments")
 		}
-		if pos < len(args) {
-			return args[pos]
+		arg := func(name string, pos int) jinja.Value {
+			if v, ok := kwargs[name]; ok {
+				return v
+			}
+			if pos < len(args) {
+				return args[pos]
+			}
+			return jinja.Undefined()
 		}
-		return jinja.Undefined()
-	}
-	if arg("ensure_ascii", 1).IsTruthy() {
-		return jinja.Undefined(), errors.New("tojson ensure_ascii=true not implemented")
-	}
-	if arg("sort_keys", 4).IsTruthy() {
-		return jinja.Undefined(), errors.New("tojson sort_keys=true not implemented")
-	}
-	indent := -1
-	if v := arg("indent", 2); v.IsInt() {
-		indent = int(max(min(v.AsInt(), 64), -1))
-	}
-	itemSep, keySep := ", ", ": "
-	if indent >= 0 {
-		itemSep = ","
-	}
-	if v := arg("separators", 3); v.IsList() {
-		seps := v.AsList().Items
-		if len(seps) > 0 {
-			itemSep = printed(seps[0])
+		if arg("ensure_ascii", 1).IsTruthy() {
+			return jinja.Undefined(), errors.New("tojson ensure_ascii=true not implemented")
 		}
-		if len(seps) > 1 {
-			keySep = printed(seps[1])
+		if arg("sort_keys", 4).IsTruthy() {
+			return jinja.Undefined(), errors.New("tojson sort_keys=true not implemented")
 		}
+		indent := -1
+		if v := arg("indent", 2); v.IsInt() {
+			indent = int(max(min(v.AsInt(), 64), -1))
+		}
+		itemSep, keySep := ", ", ": "
+		if indent >= 0 {
+			itemSep = ","
+		}
+		if v := arg("separators", 3); v.IsList() {
+			seps := v.AsList().Items
+			if len(seps) > 0 {
+				itemSep = printed(seps[0])
+			}
+			if len(seps) > 1 {
+				keySep = printed(seps[1])
+			}
+		}
+		return jinja.NewString(toJSON(args[0], nums, indent, itemSep, keySep)), nil
 	}
-	return jinja.NewString(toJSON(args[0], indent, itemSep, keySep)), nil
 }
 
 // printed is a value as text.
@@ -265,7 +305,7 @@ func printed(v jinja.Value) string {
 	if v.IsString() {
 		return v.AsString()
 	}
-	return toJSON(v, -1, ", ", ": ")
+	return toJSON(v, nil, -1, ", ", ": ")
 }
 
 // messages converts the conversation as common_chat_templates_apply_jinja
@@ -275,19 +315,19 @@ func printed(v jinja.Value) string {
 // templates without a system role, arguments become objects for templates
 // that read them as objects, and the Ministral/Devstral and gpt-oss
 // templates get their messages in the shape llama.cpp gives them.
-func (t *Template) messages(msgs []Message) (jinja.Value, error) {
+func (t *Template) messages(msgs []Message, nums numberTexts) (jinja.Value, error) {
 	caps := t.Caps()
+	o := valueOptions{objectArgs: caps.SupportsObjectArguments, typed: caps.SupportsTypedContent, nums: nums}
 	items := make([]jinja.Value, 0, len(msgs))
 	for i, m := range msgs {
 		if m.Role == "developer" && !t.gptOSS {
 			m.Role = "system"
 		}
-		v, err := messageValue(m, caps.SupportsObjectArguments)
+		v, err := messageValue(m, o)
 		if err != nil {
 			return jinja.Undefined(), fmt.Errorf("message %d: %w", i, err)
 		}
-		if !caps.SupportsStringContent && caps.SupportsTypedContent {
-			c, _ := v.AsDict().Get("content")
+		if c, _ := v.AsDict().Get("content"); c.IsString() && !caps.SupportsStringContent && caps.SupportsTypedContent {
 			v.AsDict().Set("content", jinja.NewList([]jinja.Value{textPart(c)}))
 		}
 		items = append(items, v)
@@ -301,7 +341,7 @@ func (t *Template) messages(msgs []Message) (jinja.Value, error) {
 	for i, m := range items {
 		switch {
 		case t.ministral3:
-			items[i] = ministralMessage(m)
+			items[i] = ministralMessage(m, t.thinkingParts())
 		case t.gptOSS:
 			copyThinking(m)
 		}
@@ -339,13 +379,16 @@ func mergeSystem(items []jinja.Value) ([]jinja.Value, error) {
 // ministralMessage gives system and assistant messages their content as
 // parts, reasoning first as a "thinking" part, as llama.cpp does for the
 // Ministral 3 and Devstral templates (common_chat_params_init_ministral_3).
-func ministralMessage(m jinja.Value) jinja.Value {
+// Without thinking (a template that reads only content[0].text, as
+// Devstral's does), the reasoning is left out: llama.cpp puts it first
+// there too, and the template then drops the message's text.
+func ministralMessage(m jinja.Value, thinking bool) jinja.Value {
 	d := m.AsDict()
 	if role, _ := d.Get("role"); !role.IsString() || (role.AsString() != "system" && role.AsString() != "assistant") {
 		return m
 	}
 	var parts []jinja.Value
-	if r, ok := d.Get("reasoning_content"); ok && r.IsString() {
+	if r, ok := d.Get("reasoning_content"); ok && r.IsString() && thinking {
 		parts = append(parts, dictOf("type", jinja.NewString("thinking"), "thinking", r))
 	}
 	if c, ok := d.Get("content"); ok {

@@ -239,7 +239,7 @@ func TestRenderDecodeJSON(t *testing.T) {
 			v, err := decodeJSON([]byte(tt.in))
 			got := ""
 			if err == nil {
-				got = toJSON(v, -1, ", ", ": ")
+				got = toJSON(v, nil, -1, ", ", ": ")
 			}
 			if got != tt.want {
 				t.Errorf("decodeJSON(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
@@ -314,8 +314,8 @@ func FuzzDecodeJSON(f *testing.F) {
 			t.Fatalf("decodeJSON(%q) = %v, json.Valid = %v", s, err, valid)
 		}
 		if err == nil {
-			_ = toJSON(v, 2, ",", ": ")
-			if again, err := decodeJSON([]byte(toJSON(v, -1, ", ", ": "))); err == nil && !v.IsFloat() && !hasFloat(v) && !again.Equals(v) {
+			_ = toJSON(v, nil, 2, ",", ": ")
+			if again, err := decodeJSON([]byte(toJSON(v, nil, -1, ", ", ": "))); err == nil && !v.IsFloat() && !hasFloat(v) && !again.Equals(v) {
 				t.Fatalf("toJSON round trip of %q changed the value", s)
 			}
 		}
@@ -360,11 +360,12 @@ func TestRenderWorkarounds(t *testing.T) {
 			"<start_of_turn>user\nBe brief.\nWhat is in pom.xml?<end_of_turn>\n"},
 		{"developer is system", "Qwen-Qwen2.5-7B-Instruct", []Message{{Role: "developer", Content: "Be brief."}, seedQuestion},
 			"<|im_start|>system\nBe brief.<|im_end|>\n"},
-		// Devstral gets assistant content as parts, reasoning first: its
-		// template writes content[0].text, here the thinking part's
-		// missing text.
-		{"ministral parts", "unsloth-mistral-Devstral-Small-2507", []Message{seedQuestion, {Role: "assistant", Content: "Done.", ReasoningContent: "r"}},
-			"[INST]What is in pom.xml?[/INST]</s>"},
+		// Devstral gets assistant content as parts. llama-server puts the
+		// reasoning first as a thinking part, and the template, which
+		// writes content[0].text, drops the text; the reasoning is left
+		// out instead, as the template cannot show it.
+		{"ministral reasoning keeps content", "unsloth-mistral-Devstral-Small-2507", []Message{seedQuestion, {Role: "assistant", Content: "Done.", ReasoningContent: "r"}},
+			"[INST]What is in pom.xml?[/INST]Done.</s>"},
 		{"ministral text part", "unsloth-mistral-Devstral-Small-2507", []Message{seedQuestion, {Role: "assistant", Content: "Done."}},
 			"[INST]What is in pom.xml?[/INST]Done.</s>"},
 		// gpt-oss reads the reasoning of a call from "thinking".

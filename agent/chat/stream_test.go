@@ -206,7 +206,15 @@ func fuzzFormat(f *testing.F, name string, seeds []string) {
 
 // FuzzStream runs every format on the same texts.
 func FuzzStream(f *testing.F) {
-	seeds := [][]string{hermesSeeds, qwen3CoderSeeds, llama3Seeds, mistralSeeds, harmonySeeds, promptSeeds}
+	byName := map[string][]string{"hermes": hermesSeeds, "qwen3-coder": qwen3CoderSeeds, "llama3": llama3Seeds,
+		"mistral": mistralSeeds, "harmony": harmonySeeds, "prompt": promptSeeds}
+	for name, tests := range moreTables {
+		byName[name] = texts(tests)
+	}
+	seeds := make([][]string, len(formatNames)) // in the order of formatNames
+	for k, name := range formatNames {
+		seeds[k] = byName[name]
+	}
 	for k, texts := range seeds {
 		for i, s := range append(texts, streamSeeds...) {
 			// Each text once with its own format, once with the next.

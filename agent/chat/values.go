@@ -19,9 +19,15 @@ import (
 // decodeJSON reads one JSON value from data into a template value. Object
 // keys keep their order; integers stay integers.
 func decodeJSON(data []byte) (jinja.Value, error) {
+	return decodeNumbers(data, nil)
+}
+
+// decodeNumbers is decodeJSON that also records in nums how each
+// non-integer number was written.
+func decodeNumbers(data []byte, nums numberTexts) (jinja.Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := decodeValue(dec, nums)
 	if err != nil {
 		return jinja.Undefined(), err
 	}
@@ -32,7 +38,7 @@ func decodeJSON(data []byte) (jinja.Value, error) {
 }
 
 // decodeValue reads the next value of dec.
-func decodeValue(dec *json.Decoder) (jinja.Value, error) {
+func decodeValue(dec *json.Decoder, nums numberTexts) (jinja.Value, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -44,13 +50,17 @@ func decodeValue(dec *json.Decoder) (jinja.Value, error) {
 	case json.Delim:
 		switch t {
 		case '{':
-			return decodeObject(dec)
+			return decodeObject(dec, nums)
 		case '[':
-			return decodeArray(dec)
+			return decodeArray(dec, nums)
 		}
 		return jinja.Undefined(), fmt.Errorf("unexpected %q", rune(t))
 	case json.Number:
-		return numberValue(t), nil
+		v := numberValue(t)
+		if v.IsFloat() {
+			nums.add(v.AsFloat(), string(t))
+		}
+		return v, nil
 	case string:
 		return jinja.NewString(t), nil
 	case bool:
@@ -62,7 +72,7 @@ func decodeValue(dec *json.Decoder) (jinja.Value, error) {
 }
 
 // decodeObject reads the members of an object whose '{' was read.
-func decodeObject(dec *json.Decoder) (jinja.Value, error) {
+func decodeObject(dec *json.Decoder, nums numberTexts) (jinja.Value, error) {
 	obj := jinja.NewDict()
 	d := obj.AsDict()
 	for dec.More() {
@@ -74,7 +84,7 @@ func decodeObject(dec *json.Decoder) (jinja.Value, error) {
 		if !ok {
 			return jinja.Undefined(), fmt.Errorf("object key %v is not a string", tok)
 		}
-		v, err := decodeValue(dec)
+		v, err := decodeValue(dec, nums)
 		if err != nil {
 			return jinja.Undefined(), err
 		}
@@ -87,10 +97,10 @@ func decodeObject(dec *json.Decoder) (jinja.Value, error) {
 }
 
 // decodeArray reads the items of an array whose '[' was read.
-func decodeArray(dec *json.Decoder) (jinja.Value, error) {
+func decodeArray(dec *json.Decoder, nums numberTexts) (jinja.Value, error) {
 	items := []jinja.Value{}
 	for dec.More() {
-		v, err := decodeValue(dec)
+		v, err := decodeValue(dec, nums)
 		if err != nil {
 			return jinja.Undefined(), err
 		}
@@ -107,6 +117,31 @@ func decodeArray(dec *json.Decoder) (jinja.Value, error) {
 // int64 is an integer, anything else a float.
 func numberValue(n json.Number) jinja.Value {
 	return jinja.FromGoValue(n)
+}
+
+// numberTexts maps the value of each non-integer number of the call
+// arguments in a render to the text the model wrote: a float cannot tell
+// 1.0 from 1, and tojson writes floats as llama.cpp does (%g: "1",
+// "100000"), so without it a history would no longer be the text that was
+// generated, and the cached prefix would break. A value written two ways
+// in one render is ambiguous and printed the default way. A nil table
+// records nothing.
+type numberTexts map[float64]string
+
+func (n numberTexts) add(f float64, text string) {
+	if n == nil {
+		return
+	}
+	if old, ok := n[f]; ok && old != text {
+		text = ""
+	}
+	n[f] = text
+}
+
+// text returns how f was written, if that is known.
+func (n numberTexts) text(f float64) (string, bool) {
+	t, ok := n[f]
+	return t, ok && t != ""
 }
 
 // mustDecodeJSON decodes JSON text written in this package.
@@ -149,17 +184,30 @@ func dictOf(pairs ...any) jinja.Value {
 	return d
 }
 
+// valueOptions says how messages become template values.
+type valueOptions struct {
+	// objectArgs gives call arguments as objects (llama.cpp's
+	// func_args_not_string workaround for templates that read them so).
+	objectArgs bool
+	// typed gives content parts as parts; otherwise their texts are
+	// joined by newlines, as llama-server does for templates that only
+	// take strings.
+	typed bool
+	// nums records how the arguments' numbers were written.
+	nums numberTexts
+}
+
 // messageValue turns a message into the dict llama-server gives a
-// template (common_chat_msg::to_json_oaicompat): role and content always
-// (content "" when empty, never null), then reasoning_content, name,
-// tool_call_id and tool_calls when present. A tool call is
-// {type, function: {name, arguments}, id}, in that order; arguments is
-// the JSON text, or the parsed object when objectArgs is set (llama.cpp's
-// func_args_not_string workaround for templates that read arguments as an
-// object).
-func messageValue(m Message, objectArgs bool) (jinja.Value, error) {
+// template (common_chat_msg::to_json_oaicompat): role and content always,
+// then reasoning_content, name, tool_call_id and tool_calls when present.
+// Content is the string, the parts (see valueOptions.typed), or none when
+// the caller sent null; llama-server sends "" there, which makes DeepSeek
+// R1-Distill's template, which writes calls only when content is none,
+// drop them. A tool call is {type, function: {name, arguments}, id}, in
+// that order; arguments is the JSON text, or the parsed object.
+func messageValue(m Message, o valueOptions) (jinja.Value, error) {
 	role := m.Role
-	msg := dictOf("role", jinja.NewString(role), "content", jinja.NewString(m.Content))
+	msg := dictOf("role", jinja.NewString(role), "content", contentValue(m, o.typed))
 	d := msg.AsDict()
 	if m.ReasoningContent != "" {
 		d.Set("reasoning_content", jinja.NewString(m.ReasoningContent))
@@ -175,7 +223,7 @@ func messageValue(m Message, objectArgs bool) (jinja.Value, error) {
 	}
 	calls := make([]jinja.Value, len(m.ToolCalls))
 	for i, c := range m.ToolCalls {
-		call, err := toolCallValue(c, objectArgs)
+		call, err := toolCallValue(c, o)
 		if err != nil {
 			return jinja.Undefined(), fmt.Errorf("message %s, call %d: %w", role, i, err)
 		}
@@ -185,11 +233,27 @@ func messageValue(m Message, objectArgs bool) (jinja.Value, error) {
 	return msg, nil
 }
 
+// contentValue is a message's content: none, a list of text parts, or a
+// string.
+func contentValue(m Message, typed bool) jinja.Value {
+	switch {
+	case m.NullContent:
+		return jinja.None()
+	case len(m.Parts) > 0 && typed:
+		parts := make([]jinja.Value, len(m.Parts))
+		for i, p := range m.Parts {
+			parts[i] = dictOf("type", jinja.NewString(p.Type), "text", jinja.NewString(p.Text))
+		}
+		return jinja.NewList(parts)
+	}
+	return jinja.NewString(m.Text())
+}
+
 // toolCallValue is one entry of a message's tool_calls.
-func toolCallValue(c ToolCall, objectArgs bool) (jinja.Value, error) {
+func toolCallValue(c ToolCall, o valueOptions) (jinja.Value, error) {
 	args := jinja.NewString(c.Function.Arguments)
-	if objectArgs {
-		v, err := decodeJSON([]byte(c.Function.Arguments))
+	if o.objectArgs {
+		v, err := decodeNumbers([]byte(c.Function.Arguments), o.nums)
 		if err != nil {
 			return jinja.Undefined(), fmt.Errorf("arguments are not JSON: %w", err)
 		}
@@ -258,21 +322,32 @@ func lookup(d jinja.Value, key string) (jinja.Value, bool) {
 // toJSON writes v as llama.cpp's Jinja engine writes it for the tojson
 // filter (jinja::value_to_json): keys in dict order, non-ASCII text as is,
 // only '"', '\\' and control characters escaped, ", " and ": " as
-// separators, or one item a line with indent.
-func toJSON(v jinja.Value, indent int, itemSep, keySep string) string {
+// separators, or one item a line with indent. A float whose text nums
+// knows is written as that text.
+func toJSON(v jinja.Value, nums numberTexts, indent int, itemSep, keySep string) string {
 	var b strings.Builder
-	writeJSON(&b, v, 0, indent, itemSep, keySep)
+	w := jsonWriter{b: &b, nums: nums, indent: indent, itemSep: itemSep, keySep: keySep}
+	w.write(v, 0)
 	return b.String()
 }
 
-func writeJSON(b *strings.Builder, v jinja.Value, level, indent int, itemSep, keySep string) {
+// jsonWriter is the state of one toJSON.
+type jsonWriter struct {
+	b               *strings.Builder
+	nums            numberTexts
+	indent          int
+	itemSep, keySep string
+}
+
+func (w *jsonWriter) write(v jinja.Value, level int) {
+	b, indent, itemSep, keySep := w.b, w.indent, w.itemSep, w.keySep
 	switch {
 	case v.IsList():
 		items := v.AsList().Items
 		b.WriteByte('[')
 		for i, item := range items {
 			jsonItemStart(b, i, level, indent, itemSep)
-			writeJSON(b, item, level+1, indent, itemSep, keySep)
+			w.write(item, level+1)
 		}
 		jsonClose(b, len(items), level, indent)
 		b.WriteByte(']')
@@ -283,12 +358,12 @@ func writeJSON(b *strings.Builder, v jinja.Value, level, indent int, itemSep, ke
 			jsonItemStart(b, i, level, indent, itemSep)
 			writeJSONString(b, k)
 			b.WriteString(keySep)
-			writeJSON(b, d.Data[k], level+1, indent, itemSep, keySep)
+			w.write(d.Data[k], level+1)
 		}
 		jsonClose(b, d.Len(), level, indent)
 		b.WriteByte('}')
 	default:
-		writeJSONScalar(b, v)
+		writeJSONScalar(b, v, w.nums)
 	}
 }
 
@@ -311,7 +386,7 @@ func jsonClose(b *strings.Builder, n, level, indent int) {
 	}
 }
 
-func writeJSONScalar(b *strings.Builder, v jinja.Value) {
+func writeJSONScalar(b *strings.Builder, v jinja.Value, nums numberTexts) {
 	switch {
 	case v.IsBool():
 		if v.AsBool() {
@@ -322,7 +397,11 @@ func writeJSONScalar(b *strings.Builder, v jinja.Value) {
 	case v.IsInt():
 		fmt.Fprintf(b, "%d", v.AsInt())
 	case v.IsFloat():
-		b.WriteString(formatFloat(v.AsFloat()))
+		if text, ok := nums.text(v.AsFloat()); ok {
+			b.WriteString(text)
+		} else {
+			b.WriteString(formatFloat(v.AsFloat()))
+		}
 	case v.IsString():
 		writeJSONString(b, v.AsString())
 	default: // none, undefined, callable

@@ -20,8 +20,7 @@ type Options struct {
 	// llama-server's --chat-template-file does.
 	ChatTemplate string
 	// Format names the call format instead of detecting it from the
-	// template ("hermes", "llama3", "mistral", "harmony", "qwen3-coder",
-	// "prompt").
+	// template (one of chat.FormatNames).
 	Format string
 }
 

@@ -139,21 +139,6 @@ func (c *Client) format(req Request) (chat.Format, error) {
 	return chat.NewFormatOptions(c.detection.Format, req.Tools, chat.FormatOptions{Rand: rand.New(rand.NewPCG(req.IDSeed, 1))})
 }
 
-// render writes the prompt with the tool_use template when there are tools.
-// The prompt-based format describes the tools in a system message, since
-// the template cannot.
-func (c *Client) render(msgs []chat.Message, req Request, format string) (string, error) {
-	t, tools := c.tmpl, req.Tools
-	if len(tools) > 0 {
-		t = c.toolTmpl
-	}
-	if format == "prompt" && len(tools) > 0 && req.ToolChoice.Mode != grammar.ChoiceNone {
-		msgs = chat.WithPromptTools(msgs, tools)
-		tools = nil
-	}
-	return t.Render(chat.RenderInput{Messages: msgs, Tools: tools, AddGenerationPrompt: true, Extra: req.Extra})
-}
-
 // grammar compiles the call grammar of the request and feeds it the
 // prefill.
 func (c *Client) grammar(f chat.Format, req Request, prefill string) (*llama.Sampler, error) {

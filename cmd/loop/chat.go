@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
@@ -40,7 +41,7 @@ func (f *chatFlags) registerAll(fs *pflag.FlagSet) {
 	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 0, "context size (default: 4096, capped at the trained context)")
 	fs.IntVarP(&f.threads, "threads", "t", 0, "threads (default: all CPUs)")
 	fs.StringVar(&f.templateFile, "chat-template-file", "", "use this Jinja chat template instead of the model's")
-	fs.StringVar(&f.format, "tool-format", "", "call format instead of the detected one: hermes, qwen3-coder, llama3, mistral, harmony, prompt")
+	fs.StringVar(&f.format, "tool-format", "", "call format instead of the detected one: "+strings.Join(chat.FormatNames(), ", "))
 	fs.StringVar(&f.whitespace, "whitespace", "single", "whitespace in calls' JSON: single, compact or flexible")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the response as JSON instead of streaming")
 }

@@ -202,6 +202,31 @@ func TestTemplateCommand(t *testing.T) {
 	}
 }
 
+// TestTemplateRewrites: loop template shows the prompt loop chat sends,
+// history rewrites included, on gemma-2, which refuses tool messages.
+func TestTemplateRewrites(t *testing.T) {
+	model := testmodels.Path(t, testmodels.TinyQwen15F32)
+	dir := t.TempDir()
+	conv := filepath.Join(dir, "conv.json")
+	tools := filepath.Join(dir, "tools.json")
+	os.WriteFile(conv, []byte(`[{"role": "user", "content": "What is in pom.xml?"},
+		{"role": "assistant", "content": null, "tool_calls": [{"id": "call0abc1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"pom.xml\"}"}}]},
+		{"role": "tool", "tool_call_id": "call0abc1", "content": "<project>demo</project>"}]`), 0o644)
+	os.WriteFile(tools, []byte(`[{"type": "function", "function": {"name": "read_file", "description": "Read a text file.", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]`), 0o644)
+	code, out, errOut := runLoop(t, "template", "-m", model, "--messages", conv, "--tools", tools,
+		"--chat-template-file", filepath.Join(templatesDir(), "google-gemma-2-2b-it.jinja"))
+	if code != 0 {
+		t.Fatalf("loop template = %d: %s %s", code, out, errOut)
+	}
+	for _, want := range []string{`<start_of_turn>model` + "\n" + `{"tool": "read_file", "arguments": {"path": "pom.xml"}}<end_of_turn>`,
+		"Result of read_file (call call0abc1):\n<project>demo</project>", `- read_file: Read a text file. Arguments: {"path": "<path>"}`,
+		"rewrite: tool results sent as user messages (1)", "format: prompt"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("loop template lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func templatesDir() string {
 	if d := os.Getenv("LOOP_CHAT_TEMPLATES"); d != "" {
 		return d

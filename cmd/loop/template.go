@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
 )
 
@@ -18,6 +21,8 @@ type templateFlags struct {
 	messages     string
 	templateFile string
 	extra        string
+	format       string
+	choice       string
 	noGenPrompt  bool
 	jsonOut      bool
 }
@@ -25,6 +30,7 @@ type templateFlags struct {
 // templateReport is what `loop template` prints.
 type templateReport struct {
 	Prompt      string         `json:"prompt"`
+	Rewrites    []string       `json:"rewrites,omitempty"`
 	Tokens      int            `json:"tokens"`
 	NoTools     int            `json:"tokens_without_tools,omitempty"`
 	ToolsCost   int            `json:"tools_tokens,omitempty"`
@@ -41,7 +47,9 @@ func runTemplate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&f.messages, "messages", "", "messages JSON file (OpenAI form)")
 	fs.StringVar(&f.templateFile, "chat-template-file", "", "render with this Jinja template instead of the model's")
 	fs.StringVar(&f.extra, "chat-template-kwargs", "", `extra template variables as a JSON object, e.g. {"enable_thinking": false}`)
-	fs.BoolVar(&f.noGenPrompt, "no-generation-prompt", false, "do not end with the assistant's turn")
+	fs.StringVar(&f.format, "tool-format", "", "call format instead of the detected one: "+strings.Join(chat.FormatNames(), ", "))
+	fs.StringVar(&f.choice, "tool-choice", "auto", "tool_choice: auto, required, none, or a function name")
+	fs.BoolVar(&f.noGenPrompt, "no-generation-prompt", false, "do not end with the assistant's turn (nor continue a final assistant message)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -68,6 +76,9 @@ func runTemplate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	io.WriteString(stdout, rep.Prompt)
 	fmt.Fprintf(stdout, "\n---\ntemplate: %s\nformat: %s (%s)\nTotal number of tokens: %d\n", rep.TemplateSrc, rep.Format.Format, rep.Format.Reason, rep.Tokens)
+	for _, r := range rep.Rewrites {
+		fmt.Fprintf(stdout, "rewrite: %s\n", r)
+	}
 	if len(tools) > 0 {
 		fmt.Fprintf(stdout, "without tools: %d tokens; the tools cost %d tokens\n", rep.NoTools, rep.ToolsCost)
 	}
@@ -109,32 +120,53 @@ func (f *templateFlags) template(m *llama.Model, withTools bool) (*chat.Template
 	return t, nil
 }
 
+// render renders the conversation as `loop chat` does (local.Prompt), in
+// the detected format or the one given, and counts its tokens with and
+// without the tools.
 func (f *templateFlags) render(m *llama.Model, t *chat.Template, msgs []chat.Message, tools []chat.Tool) (*templateReport, error) {
-	in := chat.RenderInput{Messages: msgs, Tools: tools, AddGenerationPrompt: !f.noGenPrompt, Now: time.Now}
-	if f.extra != "" {
-		in.Extra = json.RawMessage(f.extra)
+	det := chat.DetectFormat(t)
+	if f.format != "" {
+		det = chat.Detection{Format: f.format, Reason: "set by --tool-format"}
 	}
-	prompt, err := t.Render(in)
+	choice, err := toolChoice(f.choice)
 	if err != nil {
 		return nil, err
 	}
-	rep := &templateReport{Prompt: prompt, Format: chat.DetectFormat(t), Caps: t.Caps(), TemplateSrc: f.templateFile}
+	req := local.Request{Messages: msgs, Tools: tools, ToolChoice: choice}
+	if f.extra != "" {
+		req.Extra = json.RawMessage(f.extra)
+	}
+	p, err := f.prompt(t, det.Format, req)
+	if err != nil {
+		return nil, err
+	}
+	rep := &templateReport{Prompt: p.Text, Rewrites: p.Rewrites, Format: det, Caps: t.Caps(), TemplateSrc: f.templateFile}
 	if rep.TemplateSrc == "" {
 		rep.TemplateSrc = "the model's"
 	}
-	if rep.Tokens, err = m.CountTokens(prompt); err != nil {
+	if rep.Tokens, err = m.CountTokens(p.Text); err != nil {
 		return nil, err
 	}
 	if len(tools) > 0 {
-		in.Tools = nil
-		bare, err := t.Render(in)
+		req.Tools = nil
+		bare, err := f.prompt(t, det.Format, req)
 		if err != nil {
 			return nil, err
 		}
-		if rep.NoTools, err = m.CountTokens(bare); err != nil {
+		if rep.NoTools, err = m.CountTokens(bare.Text); err != nil {
 			return nil, err
 		}
 		rep.ToolsCost = rep.Tokens - rep.NoTools
 	}
 	return rep, nil
+}
+
+// prompt is local.Prompt, or without the generation prompt the history
+// alone.
+func (f *templateFlags) prompt(t *chat.Template, format string, req local.Request) (chat.Prompt, error) {
+	if !f.noGenPrompt {
+		return local.Prompt(t, format, req)
+	}
+	return t.RenderPrompt(chat.PromptInput{Messages: req.Messages, Tools: req.Tools, Format: format,
+		ToolChoiceNone: req.ToolChoice.Mode == grammar.ChoiceNone, Extra: req.Extra, Now: time.Now})
 }
