@@ -28,7 +28,8 @@ type Request struct {
 	// GrammarMode is how the grammar is applied: exact (the default),
 	// grammar-first, or rejection-first (fast, not exact).
 	GrammarMode llama.GrammarMode
-	// NPredict is the most tokens to generate (0: until the context is full).
+	// NPredict is the most tokens to generate: 0 until the context is
+	// full, negative none (the prompt is only read).
 	NPredict int
 	// Stop ends generation when the text contains one of these strings; the
 	// text is cut before it.
@@ -95,7 +96,10 @@ func Generate(ctx context.Context, slot *llama.Slot, req Request) (*Result, erro
 // generate samples tokens into res and out until a stop.
 func generate(ctx context.Context, slot *llama.Slot, req Request, res *Result, out *textOut) error {
 	m := slot.Context().Model()
-	for req.NPredict <= 0 || len(res.Tokens) < req.NPredict {
+	if req.NPredict < 0 {
+		return nil
+	}
+	for req.NPredict == 0 || len(res.Tokens) < req.NPredict {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

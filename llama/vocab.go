@@ -205,6 +205,13 @@ func (m *Model) AddBOS() bool {
 	return b
 }
 
+// AddEOS reports whether tokenizing with addSpecial adds an EOS token.
+func (m *Model) AddEOS() bool {
+	var b bool
+	m.use("add eos", func() error { b = bool(C.llama_vocab_get_add_eos(m.vocab)); return nil })
+	return b
+}
+
 // IsEOG reports whether t ends generation (EOS, EOT, <|im_end|>, ...).
 func (m *Model) IsEOG(t Token) bool {
 	var b bool

@@ -54,6 +54,11 @@ type FormatOptions struct {
 	// global generator. Set it for reproducible ids; the Format is then
 	// not safe for concurrent use.
 	Rand *rand.Rand
+	// NoCalls reads replies that may not call tools (no tools, or
+	// tool_choice none): reasoning is still split from the content, in the
+	// format's reasoning markers, but call markers are content, as
+	// llama-server parses such replies.
+	NoCalls bool
 }
 
 // formatNames lists the formats in the order FormatNames returns them.
@@ -112,7 +117,20 @@ func NewFormatOptions(name string, tools []Tool, opts FormatOptions) (Format, er
 	default:
 		return nil, &Error{Op: "new format", Subject: name, Err: errors.New("unknown format; want one of " + strings.Join(formatNames, ", "))}
 	}
+	if opts.NoCalls {
+		f.scan, f.outside = scanReasoningOnly, nil
+	}
 	return f, nil
+}
+
+// scanReasoningOnly reads a reply without calls: reasoning in the format's
+// markers, everything else content.
+func scanReasoningOnly(f *format, s *scanState) {
+	if f.reasoning == nil {
+		s.content(s.text)
+		return
+	}
+	scanThinking(s, *f.reasoning, f.opts.ReasoningOpen, nil)
 }
 
 // format implements Format for every family: a scan function, a grammar

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 
 	"github.com/loopagent/loop/agent/chat"
@@ -23,9 +24,13 @@ type Request struct {
 	// ParallelToolCalls allows more than one call; MaxCalls caps them.
 	ParallelToolCalls bool
 	MaxCalls          int
-	// Sampling configures the sampler chain (sampler.Resolve).
+	// Sampling configures the sampler chain (sampler.Resolve). The zero
+	// Config means llama.cpp's defaults, with the model's own
+	// general.sampling.* settings over them, as llama-server resolves a
+	// request that sets nothing.
 	Sampling sampler.Config
-	// MaxTokens caps the reply (0: until the context is full).
+	// MaxTokens caps the reply: 0 until the context is full, negative no
+	// reply at all (the prompt is only read into the cache).
 	MaxTokens int
 	// Extra are template variables, a JSON object ({"enable_thinking": false}).
 	Extra json.RawMessage
@@ -68,9 +73,15 @@ type Usage struct {
 	GrammarRejected  int     `json:"grammar_rejected"`
 }
 
-// Complete renders, generates, parses and validates one reply.
+// Complete renders, generates, parses and validates one reply. When
+// generation fails or ctx is cancelled, the Response holds what was
+// generated so far, parsed, with the error.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	msgs, prefill := splitPrefill(req.Messages)
+	v, err := validator(req)
+	if err != nil {
+		return nil, err
+	}
 	f, err := c.format(req)
 	if err != nil {
 		return nil, err
@@ -81,7 +92,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	}
 	prompt += prefill
 	resp := &Response{Prompt: prompt, Format: f.Name()}
-	toks, err := c.model.Tokenize(prompt, true, true)
+	toks, err := Tokenize(c.model, prompt)
 	if err != nil {
 		return nil, err
 	}
@@ -92,16 +103,14 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	if g != nil {
 		defer g.Close()
 	}
-	ch, err := engine.Chain(c.ctx, req.Sampling)
+	ch, err := c.chain(req)
 	if err != nil {
 		return nil, err
 	}
 	defer ch.Close()
-	stream := f.Stream()
-	if req.ToolChoice.Mode == grammar.ChoiceNone || len(req.Tools) == 0 {
-		// As llama-server: without tools, or with tool_choice none, the
-		// reply is text and no calls are parsed out of it.
-		stream = &textStream{}
+	stream, err := c.stream(req, prompt)
+	if err != nil {
+		return nil, err
 	}
 	emit := func(ds []chat.Delta) {
 		for _, d := range ds {
@@ -111,18 +120,79 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		}
 	}
 	emit(stream.Feed(prefill))
-	res, err := engine.Generate(ctx, c.slot, engine.Request{
+	res, genErr := engine.Generate(ctx, c.slot, engine.Request{
 		Prompt: toks, Chain: ch, Grammar: g, NPredict: req.MaxTokens,
 		OnText: func(s string) { emit(stream.Feed(s)) },
 	})
-	if err != nil {
-		return nil, err
-	}
 	resp.Parsed = stream.Finish()
 	resp.Usage = Usage{PromptTokens: len(toks), CompletionTokens: len(res.Tokens), CacheN: res.Prefill.CacheN,
 		PromptN: res.Prefill.PromptN, PromptMs: res.Prefill.PromptMs, PredictedMs: res.PredictMs, GrammarRejected: res.Rejections}
-	c.finish(resp, res, f, req)
-	return resp, nil
+	c.finish(resp, res, v, req)
+	return resp, genErr
+}
+
+// Tokenize turns a rendered prompt into the tokens Complete sends. A
+// template that writes the BOS token itself would get a second one from a
+// vocabulary that adds BOS: as llama.cpp's chat code does, the rendered
+// BOS (and a final EOS the vocabulary adds) is removed first, so the prompt
+// starts with exactly one. `loop template` counts with it too.
+func Tokenize(m *llama.Model, prompt string) ([]llama.Token, error) {
+	if m.AddBOS() {
+		if bos, err := m.TokenPiece(m.BOS(), true); err == nil && bos != "" {
+			prompt = strings.TrimPrefix(prompt, bos)
+		}
+	}
+	if m.AddEOS() {
+		if eos, err := m.TokenPiece(m.EOS(), true); err == nil && eos != "" {
+			prompt = strings.TrimSuffix(prompt, eos)
+		}
+	}
+	return m.Tokenize(prompt, true, true)
+}
+
+// validator checks the tools' schemas before anything is generated: a
+// schema that does not compile is the caller's error, whatever tool_choice
+// says. It returns nil without tools.
+func validator(req Request) (*chat.Validator, error) {
+	if len(req.Tools) == 0 {
+		return nil, nil
+	}
+	return chat.NewValidator(req.Tools)
+}
+
+// chain builds the sampler chain; a zero Config means the defaults.
+func (c *Client) chain(req Request) (*llama.Sampler, error) {
+	cfg := req.Sampling
+	if reflect.ValueOf(cfg).IsZero() {
+		var err error
+		if cfg, err = sampler.Resolve(engine.SamplingMeta(c.model), sampler.Overrides{}); err != nil {
+			return nil, err
+		}
+	}
+	return engine.Chain(c.ctx, cfg)
+}
+
+// stream returns the parser of the reply. Without tools, or with
+// tool_choice none, it still splits reasoning from content, but reads no
+// calls, as llama-server does. A prompt that ends inside the format's
+// reasoning block (QwQ and DeepSeek-R1 templates open <think>) starts the
+// reply in reasoning.
+func (c *Client) stream(req Request, prompt string) (chat.StreamParser, error) {
+	noCalls := len(req.Tools) == 0 || req.ToolChoice.Mode == grammar.ChoiceNone
+	f, err := c.format(req)
+	if err != nil {
+		return nil, err
+	}
+	open := false
+	if b := f.ReasoningBlock(); b != nil {
+		open = strings.LastIndex(prompt, b.Open) > strings.LastIndex(prompt, b.Close)
+	}
+	f, err = chat.NewFormatOptions(f.Name(), req.Tools, chat.FormatOptions{
+		Rand: rand.New(rand.NewPCG(req.IDSeed, 1)), NoCalls: noCalls, ReasoningOpen: open})
+	if err != nil {
+		return nil, err
+	}
+	return f.Stream(), nil
 }
 
 // splitPrefill separates a final assistant message, which the model
@@ -172,9 +242,10 @@ func (c *Client) grammar(f chat.Format, req Request, prefill string) (*llama.Sam
 	return g, nil
 }
 
-// finish fills the assistant message, the finish reason and the
-// validation.
-func (c *Client) finish(resp *Response, res *engine.Result, f chat.Format, req Request) {
+// finish fills the assistant message and the finish reason, and validates
+// the calls, when calls were allowed and made: a reply cut by the token
+// limit without a call has nothing to validate.
+func (c *Client) finish(resp *Response, res *engine.Result, v *chat.Validator, req Request) {
 	p := resp.Parsed
 	resp.Message = chat.Message{Role: "assistant", Content: p.Content, ReasoningContent: p.Reasoning, ToolCalls: p.Calls}
 	switch {
@@ -185,29 +256,8 @@ func (c *Client) finish(resp *Response, res *engine.Result, f chat.Format, req R
 	default:
 		resp.FinishReason = "stop"
 	}
-	if len(req.Tools) == 0 {
-		return
-	}
-	v, err := chat.NewValidator(req.Tools)
-	if err != nil {
-		resp.Violations = []chat.Violation{{Call: -1, Check: chat.CheckSchema, Message: err.Error()}}
+	if v == nil || req.ToolChoice.Mode == grammar.ChoiceNone || len(p.Calls) == 0 {
 		return
 	}
 	resp.Violations = v.Validate(chat.Reply{FinishReason: resp.FinishReason, Calls: p.Calls})
-}
-
-// textStream is the "parser" of a reply that may not call tools: all of it
-// is content.
-type textStream struct{ text strings.Builder }
-
-func (s *textStream) Feed(text string) []chat.Delta {
-	s.text.WriteString(text)
-	if text == "" {
-		return nil
-	}
-	return []chat.Delta{{Content: text}}
-}
-
-func (s *textStream) Finish() chat.Parsed {
-	return chat.Parsed{Content: s.text.String()}
 }

@@ -9,20 +9,19 @@ import (
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/llama"
 	"github.com/spf13/pflag"
 )
 
 type chatFlags struct {
 	modelFlags
+	genFlags
 	sampling     samplingFlags
 	messages     string
 	tools        string
 	choice       string
 	parallel     bool
 	maxCalls     int
-	maxTokens    int
-	ctxSize      int
-	threads      int
 	templateFile string
 	format       string
 	whitespace   string
@@ -37,9 +36,7 @@ func (f *chatFlags) registerAll(fs *pflag.FlagSet) {
 	fs.StringVar(&f.choice, "tool-choice", "auto", "tool_choice: auto, required, none, or a function name")
 	fs.BoolVar(&f.parallel, "parallel-tool-calls", false, "allow several calls")
 	fs.IntVar(&f.maxCalls, "max-calls", 0, "with --parallel-tool-calls, the most calls (0: no limit)")
-	fs.IntVarP(&f.maxTokens, "n-predict", "n", 512, "max_tokens of the reply")
-	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 0, "context size (default: 4096, capped at the trained context)")
-	fs.IntVarP(&f.threads, "threads", "t", 0, "threads (default: all CPUs)")
+	f.registerGen(fs, 512)
 	fs.StringVar(&f.templateFile, "chat-template-file", "", "use this Jinja chat template instead of the model's")
 	fs.StringVar(&f.format, "tool-format", "", "call format instead of the detected one: "+strings.Join(chat.FormatNames(), ", "))
 	fs.StringVar(&f.whitespace, "whitespace", "single", "whitespace in calls' JSON: single, compact or flexible")
@@ -54,6 +51,7 @@ type chatResponse struct {
 	Format  string           `json:"tool_call_format"`
 	Issues  []chat.Violation `json:"violations,omitempty"`
 	Parse   []chat.Problem   `json:"problems,omitempty"`
+	Error   string           `json:"error,omitempty"` // why generation stopped early
 }
 
 type chatChoice struct {
@@ -61,6 +59,9 @@ type chatChoice struct {
 	Message      chat.Message `json:"message"`
 }
 
+// runChat streams the reply to stdout and the finish reason, problems and
+// usage to stderr; with --json, one response on stdout, written also when
+// generation fails or is interrupted.
 func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f chatFlags
 	fs := newFlagSet("chat", stderr)
@@ -84,15 +85,7 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if req.Sampling, err = resolveSampling(m, o); err != nil {
 		return err
 	}
-	opts := local.Options{ContextSize: f.ctxSize, Threads: f.threads, Format: f.format}
-	if f.templateFile != "" {
-		b, err := os.ReadFile(f.templateFile)
-		if err != nil {
-			return err
-		}
-		opts.ChatTemplate = string(b)
-	}
-	c, err := local.New(m, opts)
+	c, err := f.client(m)
 	if err != nil {
 		return err
 	}
@@ -101,27 +94,51 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		req.OnDelta = func(d chat.Delta) { printDelta(stdout, d) }
 	}
 	resp, err := c.Complete(ctx, req)
-	if err != nil {
+	if resp == nil {
 		return err
 	}
-	out := chatResponse{Choices: []chatChoice{{resp.FinishReason, resp.Message}}, Usage: resp.Usage,
-		Format: resp.Format, Issues: resp.Violations, Parse: resp.Parsed.Problems}
 	if f.jsonOut {
-		return writeJSON(stdout, out)
+		out := chatResponse{Choices: []chatChoice{{resp.FinishReason, resp.Message}}, Usage: resp.Usage,
+			Format: resp.Format, Issues: resp.Violations, Parse: resp.Parsed.Problems}
+		if err != nil {
+			out.Error = err.Error()
+		}
+		if werr := writeJSON(stdout, out); werr != nil {
+			return werr
+		}
+		return err
 	}
-	fmt.Fprintf(stdout, "\n\nfinish_reason: %s (format %s)\n", resp.FinishReason, resp.Format)
+	fmt.Fprintln(stderr) // the reply on stdout ends as the model ended it
+	fmt.Fprintf(stderr, "finish_reason: %s (format %s)\n", resp.FinishReason, resp.Format)
 	for _, v := range resp.Violations {
-		fmt.Fprintf(stdout, "violation: %s\n", v)
+		fmt.Fprintf(stderr, "violation: %s\n", v)
 	}
 	for _, p := range resp.Parsed.Problems {
-		fmt.Fprintf(stdout, "problem: %s\n", p)
+		fmt.Fprintf(stderr, "problem: %s\n", p)
 	}
-	fmt.Fprintf(stdout, "usage: prompt %d (cache_n %d, prompt_n %d), completion %d\n",
+	fmt.Fprintf(stderr, "usage: prompt %d (cache_n %d, prompt_n %d), completion %d\n",
 		resp.Usage.PromptTokens, resp.Usage.CacheN, resp.Usage.PromptN, resp.Usage.CompletionTokens)
-	return nil
+	return err
 }
 
-// printDelta streams a delta: content as it is, reasoning and calls marked.
+// client makes the in-process client with the flags' context, threads,
+// template and format.
+func (f *chatFlags) client(m *llama.Model) (*local.Client, error) {
+	p, err := f.contextParams(m)
+	if err != nil {
+		return nil, err
+	}
+	opts := local.Options{ContextSize: p.ContextSize, Threads: p.Threads, Format: f.format}
+	if f.templateFile != "" {
+		b, err := os.ReadFile(f.templateFile)
+		if err != nil {
+			return nil, err
+		}
+		opts.ChatTemplate = string(b)
+	}
+	return local.New(m, opts)
+}
+
 func printDelta(w io.Writer, d chat.Delta) {
 	switch {
 	case d.Content != "":
@@ -148,6 +165,9 @@ func (f *chatFlags) request() (local.Request, error) {
 	if req.Whitespace, err = whitespace(f.whitespace); err != nil {
 		return req, err
 	}
-	req.ParallelToolCalls, req.MaxCalls, req.MaxTokens = f.parallel, f.maxCalls, f.maxTokens
+	if err := f.check(); err != nil {
+		return req, err
+	}
+	req.ParallelToolCalls, req.MaxCalls, req.MaxTokens = f.parallel, f.maxCalls, f.predict()
 	return req, nil
 }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/loopagent/loop/agent/chat"
@@ -109,8 +108,63 @@ func (f *modelFlags) load(ctx context.Context, stderr io.Writer, vocabOnly bool)
 	return m, err
 }
 
-// defaultThreads is the thread count when -t is not given.
-func defaultThreads() int { return runtime.NumCPU() }
+// defaultThreads is the thread count when -t is not given: the physical
+// cores, as llama.cpp chooses.
+func defaultThreads() int { return llama.DefaultThreads() }
+
+// genFlags are the context, thread and length flags of complete and chat,
+// with llama.cpp's meanings: -c 0 is the trained context, -t -1 the
+// default threads, -n -1 (or -2) until the context is full and -n 0
+// nothing beyond the prompt.
+type genFlags struct {
+	nPredict int
+	ctxSize  int
+	threads  int
+}
+
+func (g *genFlags) registerGen(fs *pflag.FlagSet, nPredict int) {
+	fs.IntVarP(&g.nPredict, "n-predict", "n", nPredict, "tokens to predict at most (-1: until the context is full, 0: none)")
+	fs.IntVarP(&g.ctxSize, "ctx-size", "c", 4096, "context size (0: the model's trained context)")
+	fs.IntVarP(&g.threads, "threads", "t", -1, "threads (-1: the physical cores)")
+}
+
+// check refuses values llama.cpp gives no meaning, before a model loads.
+func (g *genFlags) check() error {
+	switch {
+	case g.nPredict < -2:
+		return usagef("-n %d: want -1 (until the context is full), 0 or more", g.nPredict)
+	case g.ctxSize < 0:
+		return usagef("-c %d: want 0 (the trained context) or more", g.ctxSize)
+	case g.threads < -1 || g.threads > llama.MaxThreads:
+		return usagef("-t %d: want -1 (the physical cores) or 1..%d", g.threads, llama.MaxThreads)
+	}
+	return nil
+}
+
+// contextParams are the context size and threads for m.
+func (g *genFlags) contextParams(m *llama.Model) (llama.ContextParams, error) {
+	p := llama.ContextParams{ContextSize: g.ctxSize, Threads: max(g.threads, 0)}
+	if g.ctxSize == 0 {
+		in, err := m.Info()
+		if err != nil {
+			return p, err
+		}
+		p.ContextSize = in.TrainContext
+	}
+	return p, nil
+}
+
+// predict is -n as engine.Request.NPredict and local.Request.MaxTokens
+// take it: 0 until the context is full, negative nothing.
+func (g *genFlags) predict() int {
+	switch {
+	case g.nPredict < 0:
+		return 0
+	case g.nPredict == 0:
+		return -1
+	}
+	return g.nPredict
+}
 
 // writeJSON prints v as indented JSON, with <, > and & as they are.
 func writeJSON(w io.Writer, v any) error {

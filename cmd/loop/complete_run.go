@@ -6,20 +6,25 @@ import (
 
 	"github.com/loopagent/loop/engine"
 	"github.com/loopagent/loop/llama"
-	"github.com/loopagent/loop/sampler"
 )
 
 // complete prefills the prompt and generates, streaming the text to out.
-func (f *completeFlags) complete(ctx context.Context, m *llama.Model, prompt, gbnf string, o sampler.Overrides, out io.Writer) (*completion, error) {
-	cfg, err := resolveSampling(m, o)
+// When generation fails or is cancelled, the result holds what was
+// generated, with the error.
+func (f *completeFlags) complete(ctx context.Context, m *llama.Model, in completeInputs, out io.Writer) (*completion, error) {
+	cfg, err := resolveSampling(m, in.sampling)
 	if err != nil {
 		return nil, err
 	}
-	toks, err := m.Tokenize(prompt, true, true)
+	toks, err := m.Tokenize(in.prompt, true, true)
 	if err != nil {
 		return nil, err
 	}
-	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: f.ctxSize, Threads: f.threads})
+	p, err := f.contextParams(m)
+	if err != nil {
+		return nil, err
+	}
+	c, err := llama.NewContext(m, p)
 	if err != nil {
 		return nil, err
 	}
@@ -29,19 +34,10 @@ func (f *completeFlags) complete(ctx context.Context, m *llama.Model, prompt, gb
 		return nil, err
 	}
 	defer ch.Close()
-	req := engine.Request{Prompt: toks, Chain: ch, NPredict: f.nPredict, Stop: f.stop,
+	req := engine.Request{Prompt: toks, Chain: ch, NPredict: f.predict(), Stop: f.stop, GrammarMode: in.mode,
 		OnText: func(s string) { io.WriteString(out, s) }}
-	switch f.grammarMode {
-	case "exact":
-	case "rejection-first":
-		req.GrammarMode = llama.RejectionFirst
-	case "grammar-first":
-		req.GrammarMode = llama.GrammarFirst
-	default:
-		return nil, usagef("--grammar-mode %q: want exact, grammar-first or rejection-first", f.grammarMode)
-	}
-	if gbnf != "" {
-		g, err := engine.CompileGrammar(m, gbnf)
+	if in.gbnf != "" {
+		g, err := engine.CompileGrammar(m, in.gbnf)
 		if err != nil {
 			return nil, err
 		}
@@ -53,15 +49,13 @@ func (f *completeFlags) complete(ctx context.Context, m *llama.Model, prompt, gb
 		return nil, err
 	}
 	r, err := engine.Generate(ctx, slot, req)
-	if err != nil {
-		return nil, err
-	}
 	return &completion{
 		Content: r.Text, StopType: r.StopType, StoppingWord: r.StoppingWord,
-		TokensPredicted: len(r.Tokens), TokensEvaluated: len(toks), Seed: ch.Seed(),
+		TokensPredicted: len(r.Tokens), TokensEvaluated: len(toks), Seed: ch.Seed(), NCtx: c.Size(),
 		Timings: timings{
 			CacheN: r.Prefill.CacheN, PromptN: r.Prefill.PromptN, PromptMs: r.Prefill.PromptMs, PromptPerSecond: r.Prefill.PerSecond(),
-			PredictedN: len(r.Tokens), PredictedMs: r.PredictMs, PredictedPerSecond: r.PerSecond(), GrammarRejections: r.Rejections,
+			PredictedN: len(r.Tokens), PredictedMs: r.PredictMs, PredictedPerSecond: r.PerSecond(),
+			GrammarRejections: r.Rejections, GrammarChecks: r.GrammarChecks,
 		},
-	}, nil
+	}, err
 }

@@ -113,9 +113,47 @@ func TestComplete(t *testing.T) {
 	if r.StopType != "eos" || r.TokensEvaluated != 190 || !strings.HasPrefix(r.Content, "<tool_call>\n{\"name\": \"read_file\"") {
 		t.Errorf("with grammar: %+v, want a call and stop_type eos", r)
 	}
-	code, out, _ = runLoop(t, "complete", "-m", model, "-p", "hello", "-n", "40", "--temp", "0", "-t", "1", "--stop", "e")
-	if code != 0 || !strings.Contains(out, "stop_type:") {
-		t.Errorf("loop complete --stop = %d, %q", code, out)
+	// The text alone goes to stdout (loop complete ... > out.txt); the
+	// statistics go to stderr.
+	code, out, errOut = runLoop(t, "complete", "-m", model, "-p", "hello", "-n", "40", "--temp", "0", "-t", "1", "--stop", "e")
+	if code != 0 || strings.Contains(out, "stop_type") || strings.Contains(out, "timings") || !strings.Contains(errOut, "stop_type: word") {
+		t.Errorf("loop complete --stop = %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestCompleteFlags checks llama.cpp's meanings of -n, -c, -t and --seed,
+// and that bad flags are usage errors (exit 2) found before the model
+// loads: a model path that does not exist is never reached.
+func TestCompleteFlags(t *testing.T) {
+	model := testmodels.Path(t, testmodels.TinyQwen15F32)
+	run := func(args ...string) (int, completion, string) {
+		t.Helper()
+		code, out, errOut := runLoop(t, append([]string{"complete", "-p", "hello", "--temp", "0", "--json"}, args...)...)
+		var r completion
+		if code == 0 {
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("%v: %v in %q", args, err, out)
+			}
+		}
+		return code, r, errOut
+	}
+	if code, r, errOut := run("-m", model, "-n", "0", "-t", "1"); code != 0 || r.TokensPredicted != 0 || r.TokensEvaluated == 0 {
+		t.Errorf("-n 0 = %d, %+v %s; want the prompt read and nothing generated", code, r, errOut)
+	}
+	if code, r, errOut := run("-m", model, "-n", "3", "-c", "0", "-t", "-1"); code != 0 || r.NCtx != 32768 || r.TokensPredicted != 3 {
+		t.Errorf("-c 0 -t -1 = %d, n_ctx %d, %d predicted %s; want the trained context, 32768", code, r.NCtx, r.TokensPredicted, errOut)
+	}
+	if code, _, errOut := run("-m", model, "-n", "1", "-t", "1", "--logit-bias", "15+1e-5", "--logit-bias", "'hi'-2.5e+1"); code != 0 {
+		t.Errorf("--logit-bias with exponents = %d: %s", code, errOut)
+	}
+	for _, bad := range [][]string{
+		{"--seed", "4294967296"}, {"--seed", "-2"}, {"-t", "-2"}, {"-n", "-3"}, {"-c", "-1"},
+		{"--mirostat", "3"}, {"--grammar-mode", "foo"}, {"--logit-bias", "15*2"}, {"--top-k", "x"},
+	} {
+		code, _, errOut := run(append([]string{"-m", "/nonexistent/model.gguf"}, bad...)...)
+		if code != 2 || strings.Contains(errOut, "nonexistent") {
+			t.Errorf("%v = exit %d, %q; want a usage error before loading", bad, code, errOut)
+		}
 	}
 }
 

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -69,7 +71,7 @@ func (f *samplingFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.mirostat, "mirostat", d.Mirostat, "Mirostat version (0: off, 1, 2)")
 	fs.Float32Var(&f.miroTau, "mirostat-ent", d.MirostatTau, "Mirostat target entropy")
 	fs.Float32Var(&f.miroEta, "mirostat-lr", d.MirostatEta, "Mirostat learning rate")
-	fs.Int64Var(&f.seed, "seed", -1, "sampling seed (-1: random)")
+	fs.Int64Var(&f.seed, "seed", -1, "sampling seed, 0..4294967295 (-1: random)")
 	fs.StringVar(&f.samplers, "samplers", sampler.FormatOrder(d.Order), "sampler order, ';'-separated")
 	fs.StringVar(&f.seq, "sampling-seq", "", "sampler order as letters (llama.cpp's --sampling-seq)")
 	fs.StringArrayVar(&f.bias, "logit-bias", nil, `bias a token: ID+BIAS, ID-BIAS, or 'TEXT'+BIAS (repeatable)`)
@@ -113,6 +115,9 @@ func (f *samplingFlags) overrides() (sampler.Overrides, error) {
 	set("mirostat", func() { u.Mirostat = &f.mirostat })
 	set("mirostat-ent", func() { u.MirostatTau = &f.miroTau })
 	set("mirostat-lr", func() { u.MirostatEta = &f.miroEta })
+	if f.seed < -1 || f.seed > math.MaxUint32 {
+		return o, usagef("--seed %d: want -1 (random) or 0..%d", f.seed, uint32(math.MaxUint32))
+	}
 	if f.fs.Changed("seed") && f.seed >= 0 {
 		u.Seed = sampler.Ptr(uint32(f.seed))
 	}
@@ -126,7 +131,13 @@ func (f *samplingFlags) overrides() (sampler.Overrides, error) {
 		}
 		u.LogitBias = &b
 	}
-	return o.Merge(u), nil
+	o = o.Merge(u)
+	// Check the settings now, before a model loads; the model's own
+	// general.sampling.* keys are layered under them later.
+	if _, err := sampler.Resolve(nil, o); err != nil {
+		return o, usageError{err}
+	}
+	return o, nil
 }
 
 func (f *samplingFlags) order(u *sampler.Overrides) error {
@@ -147,31 +158,53 @@ func (f *samplingFlags) order(u *sampler.Overrides) error {
 	return nil
 }
 
-// parseBias reads llama.cpp's --logit-bias TOKEN_ID(+/-)BIAS, and 'TEXT'+BIAS
-// for a string whose tokens all get the bias.
+// parseBias reads llama.cpp's --logit-bias TOKEN_ID(+/-)BIAS, and
+// 'TEXT'+BIAS for a string whose tokens all get the bias. As llama.cpp
+// reads it, the key ends at the first sign after it, so a bias may carry
+// an exponent (15+1e-5).
 func parseBias(specs []string) ([]sampler.Bias, error) {
 	var out []sampler.Bias
 	for _, s := range specs {
-		i := strings.LastIndexAny(s, "+-")
-		if i <= 0 {
-			return nil, usagef("--logit-bias %q: want ID+BIAS or ID-BIAS", s)
-		}
-		v, err := strconv.ParseFloat(s[i:], 32)
+		b, err := parseOneBias(s)
 		if err != nil {
-			return nil, usagef("--logit-bias %q: bad bias", s)
+			return nil, usagef("--logit-bias %q: %v", s, err)
 		}
-		key := s[:i]
-		if len(key) >= 2 && key[0] == '\'' && key[len(key)-1] == '\'' {
-			out = append(out, sampler.Bias{Token: -1, Text: key[1 : len(key)-1], Value: float32(v)})
-			continue
-		}
-		id, err := strconv.ParseInt(key, 10, 32)
-		if err != nil {
-			return nil, usagef("--logit-bias %q: %q is not a token id or a quoted text", s, key)
-		}
-		out = append(out, sampler.Bias{Token: int32(id), Value: float32(v)})
+		out = append(out, b)
 	}
 	return out, nil
+}
+
+func parseOneBias(s string) (sampler.Bias, error) {
+	var key string
+	rest := s
+	if strings.HasPrefix(s, "'") {
+		end := strings.Index(s[1:], "'")
+		if end < 0 {
+			return sampler.Bias{}, errors.New("the quoted text does not end")
+		}
+		key, rest = s[1:end+1], s[end+2:]
+	} else {
+		n := 0
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		key, rest = s[:n], s[n:]
+	}
+	if key == "" || rest == "" || (rest[0] != '+' && rest[0] != '-') {
+		return sampler.Bias{}, errors.New("want ID+BIAS, ID-BIAS or 'TEXT'+BIAS")
+	}
+	v, err := strconv.ParseFloat(rest, 32)
+	if err != nil {
+		return sampler.Bias{}, fmt.Errorf("bad bias %q", rest)
+	}
+	if strings.HasPrefix(s, "'") {
+		return sampler.Bias{Token: -1, Text: key, Value: float32(v)}, nil
+	}
+	id, err := strconv.ParseInt(key, 10, 32)
+	if err != nil {
+		return sampler.Bias{}, fmt.Errorf("%q is not a token id", key)
+	}
+	return sampler.Bias{Token: int32(id), Value: float32(v)}, nil
 }
 
 // resolveSampling layers llama.cpp's defaults, the model's

@@ -144,7 +144,7 @@ func (f *templateFlags) render(m *llama.Model, t *chat.Template, msgs []chat.Mes
 	if rep.TemplateSrc == "" {
 		rep.TemplateSrc = "the model's"
 	}
-	if rep.Tokens, err = m.CountTokens(p.Text); err != nil {
+	if rep.Tokens, err = countPrompt(m, p.Text); err != nil {
 		return nil, err
 	}
 	if len(tools) > 0 {
@@ -153,12 +153,19 @@ func (f *templateFlags) render(m *llama.Model, t *chat.Template, msgs []chat.Mes
 		if err != nil {
 			return nil, err
 		}
-		if rep.NoTools, err = m.CountTokens(bare.Text); err != nil {
+		if rep.NoTools, err = countPrompt(m, bare.Text); err != nil {
 			return nil, err
 		}
 		rep.ToolsCost = rep.Tokens - rep.NoTools
 	}
 	return rep, nil
+}
+
+// countPrompt counts the tokens `loop chat` sends for a rendered prompt
+// (local.Tokenize: the template's BOS and the vocabulary's are one).
+func countPrompt(m *llama.Model, prompt string) (int, error) {
+	toks, err := local.Tokenize(m, prompt)
+	return len(toks), err
 }
 
 // prompt is local.Prompt, or without the generation prompt the history
