@@ -22,6 +22,11 @@ type Request struct {
 	Prompt []llama.Token
 	// Chain samples the tokens; it must end with a selecting sampler.
 	Chain *llama.Sampler
+	// CallChain, when set, samples instead of Chain once Grammar is awake:
+	// from the start for a grammar that is not lazy, from its trigger on
+	// for a lazy one. A tool call is then written with one preset and an
+	// answer with another.
+	CallChain *llama.Sampler
 	// Grammar, when set, constrains the output; it is a grammar sampler
 	// outside Chain (see CompileGrammar).
 	Grammar *llama.Sampler
@@ -142,5 +147,9 @@ func sample(c *llama.Context, req Request) (llama.Token, llama.GrammarStep, erro
 		t, err := req.Chain.Sample(c, -1)
 		return t, llama.GrammarStep{}, err
 	}
-	return req.Chain.SampleGrammar(c, -1, req.Grammar, req.GrammarMode)
+	ch := req.Chain
+	if req.CallChain != nil && !req.Grammar.Waiting() {
+		ch = req.CallChain
+	}
+	return ch.SampleGrammar(c, -1, req.Grammar, req.GrammarMode)
 }

@@ -3,6 +3,7 @@ package llama_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -510,4 +511,42 @@ func errString(err error) string {
 		return "<nil>"
 	}
 	return err.Error()
+}
+
+// BenchmarkLazyAccept feeds 20,000 tokens of text without the trigger to a
+// lazy grammar with a word trigger, the way a long auto reply does, and
+// reports the time of the first and the last 1,000 (the grammar's own
+// cost, without a model). llama.cpp's lazy grammar matched a regular
+// expression against the whole text on each token: its cost grew with the
+// text until the stack overflowed near 7,000 tokens.
+func BenchmarkLazyAccept(b *testing.B) {
+	m := load(b, testmodels.TinyQwen15F32)
+	words := wordTokens(b, m)
+	n := 20000
+	if s := os.Getenv("LOOP_LAZY_TOKENS"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	for b.Loop() {
+		g, err := m.NewLazyGrammar(`root ::= "<tool_call>" [0-9]+`, "", llama.LazyTriggers{Words: []string{"<tool_call>"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var first, last time.Duration
+		start := time.Now()
+		for i := range n {
+			if err := g.Accept(words[i%len(words)]); err != nil {
+				b.Fatal(err)
+			}
+			if (i+1)%1000 == 0 {
+				d := time.Since(start)
+				if first == 0 {
+					first = d
+				}
+				last, start = d, time.Now()
+			}
+		}
+		g.Close()
+		b.ReportMetric(float64(first.Microseconds())/1000, "ms/first-1k")
+		b.ReportMetric(float64(last.Microseconds())/1000, "ms/last-1k")
+	}
 }

@@ -47,6 +47,14 @@ type GrammarStep struct {
 	Awaiting bool
 }
 
+// Waiting reports whether s is a lazy grammar that has not seen its
+// trigger yet, and so constrains nothing.
+func (s *Sampler) Waiting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lazy != nil && !s.lazy.awake
+}
+
 // SampleGrammar samples from output idx of c's last decode with the chain s
 // under grammar g, a grammar sampler that is not part of s, and accepts the
 // token in both. An error wrapping ErrGrammar means the grammar allows no

@@ -2,76 +2,28 @@ package local
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/engine"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
 	"github.com/loopagent/loop/sampler"
 )
 
-// Request is one chat completion.
-type Request struct {
-	Messages []chat.Message
-	Tools    []chat.Tool
-	// ToolChoice is tool_choice; the zero value is auto.
-	ToolChoice grammar.Choice
-	// ParallelToolCalls allows more than one call; MaxCalls caps them.
-	ParallelToolCalls bool
-	MaxCalls          int
-	// Sampling configures the sampler chain (sampler.Resolve). The zero
-	// Config means llama.cpp's defaults, with the model's own
-	// general.sampling.* settings over them, as llama-server resolves a
-	// request that sets nothing.
-	Sampling sampler.Config
-	// MaxTokens caps the reply: 0 until the context is full, negative no
-	// reply at all (the prompt is only read into the cache).
-	MaxTokens int
-	// Extra are template variables, a JSON object ({"enable_thinking": false}).
-	Extra json.RawMessage
-	// Whitespace of the calls' JSON (default: at most one space).
-	Whitespace grammar.Whitespace
-	// OnDelta receives the reply as it streams: content, reasoning, and
-	// call pieces.
-	OnDelta func(chat.Delta)
-	// IDSeed seeds generated call ids (0: random).
-	IDSeed uint64
-}
+// Request, Response and Usage are the agent's model types: a Client is a
+// model.Model.
+type (
+	Request  = model.Request
+	Response = model.Response
+	Usage    = model.Usage
+)
 
-// Response is a finished completion.
-type Response struct {
-	// Message is the assistant message: content, reasoning and tool calls
-	// with ids, ready to append to the history.
-	Message chat.Message
-	// FinishReason is "tool_calls", "stop" or "length".
-	FinishReason string
-	// Parsed is the parser's full report, problems included.
-	Parsed chat.Parsed
-	// Violations are the validator's findings; a call with any must not run.
-	Violations []chat.Violation
-	// Prompt is the rendered prompt, prefill included.
-	Prompt string
-	// Format is the call format used.
-	Format string
-	// Usage counts tokens as the OpenAI API does, with cache reuse.
-	Usage Usage
-}
-
-// Usage is the token accounting of a completion.
-type Usage struct {
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	CacheN           int     `json:"cache_n"`
-	PromptN          int     `json:"prompt_n"`
-	PromptMs         float64 `json:"prompt_ms"`
-	PredictedMs      float64 `json:"predicted_ms"`
-	GrammarRejected  int     `json:"grammar_rejected"`
-}
+var _ model.Model = (*Client)(nil)
 
 // Complete renders, generates, parses and validates one reply. When
 // generation fails or ctx is cancelled, the Response holds what was
@@ -103,11 +55,18 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	if g != nil {
 		defer g.Close()
 	}
-	ch, err := c.chain(req)
+	ch, err := c.chain(req.Sampling)
 	if err != nil {
 		return nil, err
 	}
 	defer ch.Close()
+	var callCh *llama.Sampler
+	if req.CallSampling != nil && g != nil {
+		if callCh, err = c.chain(*req.CallSampling); err != nil {
+			return nil, err
+		}
+		defer callCh.Close()
+	}
 	stream, err := c.stream(req, prompt)
 	if err != nil {
 		return nil, err
@@ -121,10 +80,11 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	}
 	emit(stream.Feed(prefill))
 	res, genErr := engine.Generate(ctx, c.slot, engine.Request{
-		Prompt: toks, Chain: ch, Grammar: g, NPredict: req.MaxTokens,
+		Prompt: toks, Chain: ch, CallChain: callCh, Grammar: g, NPredict: req.MaxTokens,
 		OnText: func(s string) { emit(stream.Feed(s)) },
 	})
 	resp.Parsed = stream.Finish()
+	resp.Text = res.Text
 	resp.Usage = Usage{PromptTokens: len(toks), CompletionTokens: len(res.Tokens), CacheN: res.Prefill.CacheN,
 		PromptN: res.Prefill.PromptN, PromptMs: res.Prefill.PromptMs, PredictedMs: res.PredictMs, GrammarRejected: res.Rejections}
 	c.finish(resp, res, v, req)
@@ -160,9 +120,8 @@ func validator(req Request) (*chat.Validator, error) {
 	return chat.NewValidator(req.Tools)
 }
 
-// chain builds the sampler chain; a zero Config means the defaults.
-func (c *Client) chain(req Request) (*llama.Sampler, error) {
-	cfg := req.Sampling
+// chain builds a sampler chain; a zero Config means the defaults.
+func (c *Client) chain(cfg sampler.Config) (*llama.Sampler, error) {
 	if reflect.ValueOf(cfg).IsZero() {
 		var err error
 		if cfg, err = sampler.Resolve(engine.SamplingMeta(c.model), sampler.Overrides{}); err != nil {

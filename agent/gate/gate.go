@@ -1,0 +1,143 @@
+// Package gate is the agent's verification gate. A small model often
+// claims that the tests pass without having run them (seed 000 Example 1,
+// reply 11; Example 13, "answers before testing"). No format technique
+// catches that; the gate does: a final answer that comes after an edit,
+// with no successful check command since, is not accepted. The agent asks
+// once for verification; if the answer comes again unverified, the run
+// ends as "unverified".
+//
+//	g := gate.New(gate.DetectCheck(root))
+//	g.Observe(gate.Step{Tool: "edit_file", OK: true})
+//	switch g.Answer() { case gate.Accept: ...; case gate.Ask: ...; case gate.Unverified: ... }
+//
+// DetectCheck finds the workspace's check command the way a developer
+// would: go test, make test, npm test, pytest, mvn or cargo.
+package gate
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Step is one executed tool call, as the gate sees it.
+type Step struct {
+	Tool    string // the tool's name
+	Command string // the shell command, for shell calls
+	OK      bool   // the call succeeded (exit code 0 for a command)
+	Edit    bool   // the call changed the workspace (edit_file, write_file)
+}
+
+// Verdict is what the gate says of a final answer.
+type Verdict int
+
+const (
+	// Accept: nothing was changed, or a check passed after the last change.
+	Accept Verdict = iota
+	// Ask: the answer comes after an unverified change; ask the model to
+	// run the check, once.
+	Ask
+	// Unverified: the model answered again without verifying.
+	Unverified
+)
+
+func (v Verdict) String() string {
+	return [...]string{"accept", "ask", "unverified"}[v]
+}
+
+// Gate tracks edits and checks over a run. It is not safe for concurrent
+// use.
+type Gate struct {
+	// Check is the check command; empty means any recognised test or build
+	// command counts (see IsCheck).
+	Check    string
+	dirty    bool // an edit without a passing check since
+	verified bool // a check passed after the last edit
+	asked    bool
+}
+
+// New returns a gate for the check command (empty: any test command).
+func New(check string) *Gate { return &Gate{Check: check} }
+
+// Observe records an executed call.
+func (g *Gate) Observe(s Step) {
+	switch {
+	case s.Edit && s.OK:
+		g.dirty, g.verified = true, false
+	case s.Tool == "shell" && s.OK && g.IsCheck(s.Command):
+		g.dirty, g.verified = false, true
+	}
+}
+
+// Verified reports whether a check passed after the last edit.
+func (g *Gate) Verified() bool { return g.verified }
+
+// Edited reports whether the run changed the workspace and has not
+// verified it since.
+func (g *Gate) Edited() bool { return g.dirty }
+
+// Answer judges a final answer now.
+func (g *Gate) Answer() Verdict {
+	switch {
+	case !g.dirty:
+		return Accept
+	case !g.asked:
+		g.asked = true
+		return Ask
+	}
+	return Unverified
+}
+
+// AskText is the note the agent sends when the gate asks for verification.
+func (g *Gate) AskText() string {
+	check := g.Check
+	if check == "" {
+		check = "the project's tests"
+	}
+	return "You changed files but did not run " + check + " since. Run it and answer only after it passes."
+}
+
+// checkCommands are the commands that verify a change: tests, builds and
+// vet-like checks of the common toolchains.
+var checkCommands = regexp.MustCompile(`(^|[\s;&|(])(go (test|vet|build)|make( \S+)* (test|check)|npm (run )?test|pnpm test|yarn test|pytest|python3? -m (pytest|unittest)|mvn( -\S+)* (test|verify)|gradle( \S+)* test|\./gradlew( \S+)* test|cargo (test|check|build))\b`)
+
+// IsCheck reports whether a shell command verifies the workspace: it runs
+// the configured check, or, without one, a recognised test command.
+func (g *Gate) IsCheck(command string) bool {
+	c := strings.TrimSpace(command)
+	if g.Check != "" {
+		return strings.Contains(c, g.Check)
+	}
+	return checkCommands.MatchString(c)
+}
+
+// DetectCheck returns the check command of the workspace at root: go test
+// for a Go module, make test for a Makefile with a test target, npm test
+// for a package.json with a test script, pytest for Python projects, mvn
+// for Maven and cargo for Rust; "" when it finds none.
+func DetectCheck(root string) string {
+	has := func(name string) bool {
+		_, err := os.Stat(filepath.Join(root, name))
+		return err == nil
+	}
+	contains := func(name string, re *regexp.Regexp) bool {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		return err == nil && re.Match(b)
+	}
+	switch {
+	case contains("Makefile", regexp.MustCompile(`(?m)^test:`)):
+		return "make test"
+	case has("go.mod"):
+		return "go test ./..."
+	case contains("package.json", regexp.MustCompile(`"test"\s*:`)):
+		return "npm test"
+	case has("pyproject.toml") || has("pytest.ini") || has("setup.cfg") || has("tests"):
+		return "pytest"
+	case has("pom.xml"):
+		return "mvn -q test"
+	case has("Cargo.toml"):
+		return "cargo test"
+	}
+	return ""
+}

@@ -1,0 +1,98 @@
+// Package model is how the agent talks to a model: one chat completion
+// Request in, one Response out, with the shape of llama-server's
+// /v1/chat/completions and loop's in-process client.
+//
+// Two implementations exist: agent/local's Client runs a GGUF model in
+// process (it is the one cgo dependency of the agent, injected by the
+// command line), and Script replays texts that a model "wrote", through
+// the same stream parser and validator of a chosen call format, so that
+// the agent's loop and guards can be tested and measured without a model,
+// the way the seeds' Java programs measure them:
+//
+//	script, _ := model.NewScript("hermes", []model.Reply{{Text: "<tool_call>\n{...}\n</tool_call>"}})
+//	resp, err := script.Complete(ctx, model.Request{Messages: msgs, Tools: tools})
+//
+// The package is pure Go.
+package model
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/grammar"
+	"github.com/loopagent/loop/sampler"
+)
+
+// Model completes chats.
+type Model interface {
+	// Complete renders, generates, parses and validates one reply. When
+	// generation fails or ctx is cancelled, the Response holds what was
+	// generated so far, with the error.
+	Complete(ctx context.Context, req Request) (*Response, error)
+}
+
+// Request is one chat completion.
+type Request struct {
+	Messages []chat.Message
+	Tools    []chat.Tool
+	// ToolChoice is tool_choice; the zero value is auto.
+	ToolChoice grammar.Choice
+	// ParallelToolCalls allows more than one call; MaxCalls caps them.
+	ParallelToolCalls bool
+	MaxCalls          int
+	// Sampling configures the sampler chain (sampler.Resolve). The zero
+	// Config means llama.cpp's defaults, with the model's own
+	// general.sampling.* settings over them, as llama-server resolves a
+	// request that sets nothing.
+	Sampling sampler.Config
+	// CallSampling, when set, replaces Sampling from the moment the reply
+	// starts a tool call (its grammar's trigger), so that an answer is
+	// written with one preset and a call with another (sampler's "prose"
+	// and "tool-call").
+	CallSampling *sampler.Config
+	// MaxTokens caps the reply: 0 until the context is full, negative no
+	// reply at all (the prompt is only read into the cache).
+	MaxTokens int
+	// Extra are template variables, a JSON object ({"enable_thinking": false}).
+	Extra json.RawMessage
+	// Whitespace of the calls' JSON (default: at most one space).
+	Whitespace grammar.Whitespace
+	// OnDelta receives the reply as it streams: content, reasoning, and
+	// call pieces.
+	OnDelta func(chat.Delta)
+	// IDSeed seeds generated call ids (0: random).
+	IDSeed uint64
+}
+
+// Response is a finished completion.
+type Response struct {
+	// Message is the assistant message: content, reasoning and tool calls
+	// with ids, ready to append to the history.
+	Message chat.Message
+	// FinishReason is "tool_calls", "stop" or "length".
+	FinishReason string
+	// Text is the raw text the model wrote, prefill excluded.
+	Text string
+	// Parsed is the parser's full report, problems included.
+	Parsed chat.Parsed
+	// Violations are the validator's findings; a call with any must not run.
+	Violations []chat.Violation
+	// Prompt is the rendered prompt, prefill included.
+	Prompt string
+	// Format is the call format used.
+	Format string
+	// Usage counts tokens as the OpenAI API does, with cache reuse.
+	Usage Usage
+}
+
+// Usage is the token accounting of a completion.
+type Usage struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CacheN           int     `json:"cache_n"`
+	PromptN          int     `json:"prompt_n"`
+	PromptMs         float64 `json:"prompt_ms"`
+	PredictedMs      float64 `json:"predicted_ms"`
+	GrammarRejected  int     `json:"grammar_rejected"`
+}

@@ -1,0 +1,191 @@
+// Package transcript records what an agent run does as events, one JSON
+// object per line: the task, every request and raw reply, the parsed
+// calls, repairs, tool results, classifications, notes and the outcome.
+// The terminal view and `loop run --json` are two renderings of the same
+// events, so what a user saw is what the transcript holds.
+//
+// A Writer appends events to a file and syncs it after each one, so that a
+// crash or a Ctrl-C loses nothing that happened before it:
+//
+//	w, err := transcript.Create("run.jsonl")
+//	defer w.Close()
+//	w.Emit(transcript.Event{Kind: transcript.KindTask, Task: "fix the test"})
+//
+// Read reads a transcript back; Replies gives its raw model outputs, which
+// `loop replay` runs again through today's parser and loop.
+package transcript
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/loopagent/loop/agent/chat"
+)
+
+// Kinds of events.
+const (
+	KindTask     = "task"     // the run starts: task, workspace, model, settings
+	KindRequest  = "request"  // a request goes to the model
+	KindReply    = "reply"    // the model's raw output, finish reason, usage
+	KindRepair   = "repair"   // a reply was repaired or a call recovered
+	KindRejected = "rejected" // a reply was not used: why, and what goes back
+	KindCall     = "call"     // a call is about to run
+	KindResult   = "result"   // a tool's result
+	KindNote     = "note"     // the agent's own message to the model (loop note, verification request)
+	KindClass    = "class"    // the classifier's label of a step
+	KindOutcome  = "outcome"  // the run ends
+)
+
+// Event is one thing that happened in a run. Only the fields of its kind
+// are set.
+type Event struct {
+	Time time.Time `json:"time"`
+	Kind string    `json:"kind"`
+	Step int       `json:"step,omitempty"`
+
+	Task      string          `json:"task,omitempty"`
+	Workspace string          `json:"workspace,omitempty"`
+	Model     string          `json:"model,omitempty"`
+	Settings  json.RawMessage `json:"settings,omitempty"`
+
+	ToolChoice string   `json:"tool_choice,omitempty"`
+	Tools      []string `json:"tools,omitempty"`
+	Messages   int      `json:"messages,omitempty"`
+
+	Text         string           `json:"text,omitempty"`
+	FinishReason string           `json:"finish_reason,omitempty"`
+	Calls        []chat.ToolCall  `json:"calls,omitempty"`
+	Problems     []chat.Problem   `json:"problems,omitempty"`
+	Violations   []chat.Violation `json:"violations,omitempty"`
+	Usage        json.RawMessage  `json:"usage,omitempty"`
+
+	Repairs []string `json:"repairs,omitempty"`
+	Reason  string   `json:"reason,omitempty"`
+
+	Call    *chat.ToolCall `json:"call,omitempty"`
+	Result  string         `json:"result,omitempty"`
+	IsError bool           `json:"is_error,omitempty"`
+	Ms      float64        `json:"ms,omitempty"`
+
+	Class   string `json:"class,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Sink receives events.
+type Sink interface {
+	Emit(Event)
+}
+
+// Multi sends each event to every sink.
+type Multi []Sink
+
+// Emit implements Sink.
+func (m Multi) Emit(e Event) {
+	for _, s := range m {
+		if s != nil {
+			s.Emit(e)
+		}
+	}
+}
+
+// Writer writes events as JSON lines. It is safe for concurrent use. A
+// write error is kept and returned by Err and Close; the run goes on.
+type Writer struct {
+	mu   sync.Mutex
+	w    io.Writer
+	file *os.File
+	err  error
+	now  func() time.Time
+}
+
+// NewWriter writes events to w, without syncing.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w, now: time.Now} }
+
+// Create appends to the transcript file at path (creating it and its
+// directory), syncing after each event.
+func Create(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	return &Writer{w: f, file: f, now: time.Now}, nil
+}
+
+// Emit writes one event, stamping its time when unset.
+func (w *Writer) Emit(e Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = w.now()
+	}
+	b, err := json.Marshal(e)
+	if err == nil {
+		_, err = w.w.Write(append(b, '\n'))
+	}
+	if err == nil && w.file != nil {
+		err = w.file.Sync()
+	}
+	w.err = err
+}
+
+// Err returns the first write error.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Close closes the file of a Writer from Create.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.file == nil {
+		return w.err
+	}
+	err := errors.Join(w.err, w.file.Close())
+	w.file = nil
+	return err
+}
+
+// Read reads the events of a transcript. A last line cut by a crash is
+// ignored; any other bad line is an error naming its line number.
+func Read(r io.Reader) ([]Event, error) {
+	var out []Event
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	var pending error
+	for n := 1; sc.Scan(); n++ {
+		if pending != nil {
+			return out, pending
+		}
+		var e Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			pending = fmt.Errorf("transcript: line %d: %w", n, err)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, sc.Err()
+}
+
+// Replies returns the raw outputs of the model, in order, with their finish
+// reasons: the script of a replay.
+func Replies(events []Event) (texts, finish []string) {
+	for _, e := range events {
+		if e.Kind == KindReply {
+			texts = append(texts, e.Text)
+			finish = append(finish, e.FinishReason)
+		}
+	}
+	return texts, finish
+}
