@@ -1,0 +1,148 @@
+// Package loopguard notices a model that repeats itself (seed 000
+// Example 11). A Detector compares the steps of a run by signature: the
+// tool name, the arguments as canonical JSON (keys sorted, no white
+// space), and a hash of the result. The result is what separates a loop
+// from progress: the same test command with 3, then 1, then 0 failures is
+// three different steps.
+//
+// Feed it every executed call with its result, in order:
+//
+//	var d loopguard.Detector // thresholds: 3 in a row, a-b-a-b, stop on the second
+//	switch d.Check(call, result) {
+//	case loopguard.Warn:
+//		result += "\n\n" + loopguard.Note // the model reads it and can change course
+//	case loopguard.Stop:
+//		// end the run: "loop stop"
+//	}
+//
+// It detects two patterns: Repeats identical steps in a row, and a
+// two-step cycle (a, b, a, b) repeated Cycles times. The first Warnings
+// detections answer Warn, the next one Stop. A Detector is for one run and
+// is not safe for concurrent use.
+package loopguard
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/loopagent/loop/agent/chat"
+)
+
+// Note is what the agent adds to a result that Check answered Warn.
+const Note = "This call repeats earlier calls with the same arguments and results. Change the approach or answer."
+
+// Verdict is what Check decides about a step.
+type Verdict int
+
+// The verdicts.
+const (
+	OK   Verdict = iota // no loop
+	Warn                // a loop: add Note to the result
+	Stop                // a loop after the warnings: stop the run
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Warn:
+		return "WARN"
+	case Stop:
+		return "STOP"
+	}
+	return "OK"
+}
+
+// Detector finds loops in the steps of one run. The zero value uses the
+// seed's thresholds; a negative threshold turns its check off.
+type Detector struct {
+	// Repeats is how many identical steps in a row are a loop; 0 means 3.
+	Repeats int
+	// Cycles is how many times two alternating steps (a, b, a, b) must
+	// occur in a row to be a loop; 0 means 2.
+	Cycles int
+	// Warnings is how many detections answer Warn before one answers
+	// Stop; 0 means 1.
+	Warnings int
+
+	signatures []string
+	detections int
+}
+
+// Check records a step, an executed call and its result, and says whether
+// the run is looping.
+func (d *Detector) Check(call chat.ToolCall, result string) Verdict {
+	d.signatures = append(d.signatures, Signature(call.Function.Name, call.Function.Arguments, result))
+	if !d.repeated() && !d.cycled() {
+		return OK
+	}
+	d.detections++
+	if d.detections > orDefault(d.Warnings, 1) {
+		return Stop
+	}
+	return Warn
+}
+
+// repeated reports whether the last Repeats steps are identical.
+func (d *Detector) repeated() bool {
+	n, k := len(d.signatures), orDefault(d.Repeats, 3)
+	if k < 0 || n < k {
+		return false
+	}
+	for i := n - k + 1; i < n; i++ {
+		if d.signatures[i] != d.signatures[n-k] {
+			return false
+		}
+	}
+	return true
+}
+
+// cycled reports whether the last 2*Cycles steps alternate between two
+// different steps.
+func (d *Detector) cycled() bool {
+	n, k := len(d.signatures), orDefault(d.Cycles, 2)
+	if k < 0 || n < 2*k || d.signatures[n-1] == d.signatures[n-2] {
+		return false
+	}
+	for i := n - 2*k; i < n-2; i++ {
+		if d.signatures[i] != d.signatures[i+2] {
+			return false
+		}
+	}
+	return true
+}
+
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Signature is a step's signature: name, canonical arguments, "#" and the
+// FNV-64a hash of the result. Equal steps have equal signatures, however
+// the arguments were spaced or ordered.
+func Signature(name, arguments, result string) string {
+	h := fnv.New64a()
+	h.Write([]byte(result))
+	return fmt.Sprintf("%s%s#%016x", name, Canonical(arguments), h.Sum64())
+}
+
+// Canonical returns JSON text with object keys sorted and no white space,
+// numbers as written; text that is not JSON comes back as it is.
+func Canonical(text string) string {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return text
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return text
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
