@@ -81,3 +81,25 @@ func TestPureGoPackagesBuildWithoutCgo(t *testing.T) {
 		t.Errorf("CGO_ENABLED=0 go vet %v: %v\n%s", pure, err, out)
 	}
 }
+
+// modelPackages are the packages that know about models, templates and
+// call formats. The agent's tools work on a workspace and must not.
+var modelPackages = []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/agent/chat"}
+
+func TestToolsNeverImportModelPackages(t *testing.T) {
+	found := false
+	for _, p := range listPackages(t) {
+		if p.ImportPath != module+"/agent/tools" && !strings.HasPrefix(p.ImportPath, module+"/agent/tools/") {
+			continue
+		}
+		found = true
+		for _, m := range modelPackages {
+			if slices.Contains(p.Deps, m) {
+				t.Errorf("package %s depends on %s; tools must not know about the model", p.ImportPath, m)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no package %s/agent/tools", module)
+	}
+}

@@ -1,0 +1,196 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// EditFileName is the name of the edit_file tool.
+const EditFileName = "edit_file"
+
+//go:embed edit_file.md
+var editFileDescription string
+
+// EditFileParams are edit_file's arguments.
+type EditFileParams struct {
+	Path      string `json:"path"`
+	OldString string `json:"old_string"`
+	NewString string `json:"new_string"`
+}
+
+const editFileSchema = `{"type": "object", "properties": {
+	"path": {"type": "string", "minLength": 1, "description": "File path relative to the workspace root, like src/main.go"},
+	"old_string": {"type": "string", "minLength": 1, "description": "Exact text to replace, copied without line numbers"},
+	"new_string": {"type": "string", "minLength": 1, "description": "Replacement text"}
+}, "required": ["path", "old_string", "new_string"]}`
+
+// maxQuoted is how many lines a failed edit quotes per place.
+const maxQuoted = 12
+
+// EditFile is the edit_file tool: an exact replacement of text that occurs
+// once (the edit format of seed 000 Example 7). On success it shows the
+// new lines, numbered as read_file numbers them. When old_string is not
+// in the file it quotes the window of lines most like it (see
+// nearestLines) and says whether they differ only in white space; when it
+// occurs more than once it quotes each place. Either way the next try can
+// copy the exact text.
+//
+// Two slips of small models are forgiven: old_string with read_file's
+// "N| " line numbers (when every line has one, they are removed from both
+// strings), and \n line ends against a file written with \r\n. Schema
+// aside, an empty new_string deletes old_string.
+type EditFile struct{}
+
+func (EditFile) Name() string            { return EditFileName }
+func (EditFile) Description() string     { return strings.TrimSpace(editFileDescription) }
+func (EditFile) Schema() json.RawMessage { return json.RawMessage(editFileSchema) }
+func (EditFile) ReadOnly() bool          { return false }
+
+func (EditFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error) {
+	var p EditFileParams
+	if r, ok := decodeArgs(EditFileName, args, &p); !ok {
+		return r, nil
+	}
+	if p.OldString == "" {
+		return errorResult("%s: old_string is empty; copy the exact text to replace from read_file's output, without the line numbers", EditFileName), nil
+	}
+	if p.OldString == p.NewString {
+		return errorResult("%s: old_string and new_string are the same; there is nothing to change", EditFileName), nil
+	}
+	abs, r, ok := ws.resolveResult(EditFileName, p.Path)
+	if !ok {
+		return r, nil
+	}
+	rel := ws.Rel(abs)
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return errorResult("%s: %s: no such file; write_file creates a file", EditFileName, rel), nil
+		}
+		return describePathError(EditFileName, rel, err), nil
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return errorResult("%s: %s is a binary file", EditFileName, rel), nil
+	}
+	content := string(data)
+	old, repl := matchForm(content, p.OldString, p.NewString)
+	switch n := strings.Count(content, old); n {
+	case 0:
+		return notFound(rel, content, p.OldString), nil
+	case 1:
+	default:
+		return ambiguous(rel, content, old, n), nil
+	}
+	at := strings.Index(content, old)
+	edited := content[:at] + repl + content[at+len(old):]
+	if err := os.WriteFile(abs, []byte(edited), 0o644); err != nil {
+		return describePathError(EditFileName, rel, err), nil
+	}
+	return Result{Content: showEdit(rel, edited, at, repl), Changed: []string{rel}}, nil
+}
+
+// lineNumberPrefix is read_file's "N| " at the start of a line.
+var lineNumberPrefix = regexp.MustCompile(`(?m)^[ \t]*\d+\| ?`)
+
+// matchForm returns old and new in the form that occurs in content: as
+// written, without read_file's line numbers, or with \r\n line ends.
+func matchForm(content, old, repl string) (string, string) {
+	if strings.Contains(content, old) {
+		return old, repl
+	}
+	if lines := splitLines(old); len(lineNumberPrefix.FindAllStringIndex(old, -1)) == len(lines) {
+		o := lineNumberPrefix.ReplaceAllString(old, "")
+		n := repl
+		if len(lineNumberPrefix.FindAllStringIndex(repl, -1)) == len(splitLines(repl)) {
+			n = lineNumberPrefix.ReplaceAllString(repl, "")
+		}
+		if strings.Contains(content, o) {
+			return o, n
+		}
+		old, repl = o, n
+	}
+	if strings.Contains(content, "\r\n") && !strings.Contains(old, "\r\n") {
+		crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+		if strings.Contains(content, crlf(old)) {
+			return crlf(old), crlf(repl)
+		}
+	}
+	return old, repl
+}
+
+// notFound quotes the lines of content nearest to old.
+func notFound(rel, content, old string) Result {
+	file := splitLines(content)
+	want := splitLines(strings.Trim(old, "\n"))
+	near := nearestLines(file, want)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: old_string was not found in %s.", EditFileName, rel)
+	if near.score < 0.3 {
+		b.WriteString(" No lines of the file resemble it; read the file with read_file and copy the text to replace.")
+		return Result{Content: b.String(), IsError: true}
+	}
+	shown := file[near.start : near.start+near.n]
+	if sameButSpace(strings.Join(shown, "\n"), strings.Join(want, "\n")) {
+		b.WriteString(" These lines differ from it only in white space (indentation, tabs or spaces):\n")
+	} else {
+		fmt.Fprintf(&b, " The most similar lines (%.0f%% alike) are:\n", near.score*100)
+	}
+	quote(&b, shown, near.start+1)
+	b.WriteString("Copy the text exactly, without the line numbers, and try again.")
+	return Result{Content: b.String(), IsError: true}
+}
+
+// ambiguous quotes the first places old occurs in content.
+func ambiguous(rel, content, old string, n int) Result {
+	var at []int // line numbers, from 1
+	var names []string
+	for off := 0; len(at) < n; {
+		i := off + strings.Index(content[off:], old)
+		at = append(at, strings.Count(content[:i], "\n")+1)
+		names = append(names, fmt.Sprint(at[len(at)-1]))
+		off = i + len(old)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: old_string occurs %d times in %s, at lines %s; it must occur once. Add neighbouring lines to old_string to pick one place:\n",
+		EditFileName, n, rel, strings.Join(names, ", "))
+	file := splitLines(content)
+	span := max(len(splitLines(old)), 1)
+	for i, line := range at[:min(n, 3)] {
+		if i > 0 {
+			b.WriteString("--\n")
+		}
+		start := max(line-2, 0) // one line before
+		quote(&b, file[start:min(line+span, len(file))], start+1)
+	}
+	return Result{Content: strings.TrimSuffix(b.String(), "\n"), IsError: true}
+}
+
+// quote writes up to maxQuoted numbered lines.
+func quote(b *strings.Builder, lines []string, first int) {
+	numberLines(b, lines[:min(len(lines), maxQuoted)], first)
+	if len(lines) > maxQuoted {
+		fmt.Fprintf(b, "[%d more lines]\n", len(lines)-maxQuoted)
+	}
+}
+
+// showEdit reports an edit: the lines that now hold repl, numbered.
+func showEdit(rel, edited string, at int, repl string) string {
+	first := strings.Count(edited[:at], "\n") + 1
+	n := max(len(splitLines(repl)), 1)
+	file := splitLines(edited)
+	var b strings.Builder
+	if repl == "" {
+		fmt.Fprintf(&b, "Edited %s: removed text at line %d. Lines %d-%d now read:\n", rel, first, max(first-1, 1), min(first+1, len(file)))
+		quote(&b, file[max(first-2, 0):min(first+1, len(file))], max(first-1, 1))
+	} else {
+		fmt.Fprintf(&b, "Edited %s. Lines %d-%d now read:\n", rel, first, first+n-1)
+		quote(&b, file[first-1:min(first-1+n, len(file))], first)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

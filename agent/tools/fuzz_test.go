@@ -1,0 +1,109 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// fuzzTool runs tool on arbitrary arguments in a small workspace: it must
+// not panic, not fail as a harness, and always say something.
+func fuzzTool(f *testing.F, tool Tool, cfg Config, seeds ...string) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Add(``)
+	f.Add(`null`)
+	f.Add(`[]`)
+	f.Add(`{"path": 1}`)
+	f.Add(`{"path": "a.txt"} trailing`)
+	ws := newWorkspace(f, map[string]string{"a.txt": "alpha\nbeta\n", "sub/b.go": "package b\n"}, cfg)
+	f.Fuzz(func(t *testing.T, args string) {
+		r, err := tool.Run(context.Background(), ws, json.RawMessage(args))
+		if err != nil {
+			t.Fatalf("%s.Run(%q): harness error %v", tool.Name(), args, err)
+		}
+		if r.Content == "" {
+			t.Fatalf("%s.Run(%q): empty result", tool.Name(), args)
+		}
+	})
+}
+
+func FuzzReadFileArgs(f *testing.F) {
+	fuzzTool(f, ReadFile{}, Config{}, `{"path": "a.txt"}`, `{"path": "a.txt", "offset": 2, "limit": 1}`, `{"path": "../x"}`, `{"path": "a.txt", "offset": -5}`)
+}
+
+func FuzzEditFileArgs(f *testing.F) {
+	fuzzTool(f, EditFile{}, Config{}, `{"path": "a.txt", "old_string": "alpha", "new_string": "gamma"}`,
+		`{"path": "a.txt", "old_string": "1| alpha", "new_string": "1| x"}`, `{"path": "sub/b.go", "old_string": "package c", "new_string": "x"}`)
+}
+
+func FuzzWriteFileArgs(f *testing.F) {
+	fuzzTool(f, WriteFile{}, Config{}, `{"path": "new/c.txt", "content": "x"}`, `{"path": "/etc/x", "content": "x"}`, `{"path": ".", "content": ""}`)
+}
+
+// FuzzShellArgs parses arguments and judges commands under a policy that
+// runs nothing, so no fuzzed command ever executes.
+func FuzzShellArgs(f *testing.F) {
+	fuzzTool(f, Shell{}, Config{Policy: Policy{Allow: []string{}}}, `{"command": "go test ./..."}`,
+		`{"command": "sudo rm -rf /", "timeout": 5}`, `{"command": "a | b && c $(d) > e"}`, `{"timeout": 1.5}`)
+}
+
+func FuzzGrepArgs(f *testing.F) {
+	fuzzTool(f, Grep{}, Config{}, `{"pattern": "alpha"}`, `{"pattern": "(", "path": "sub"}`, `{"pattern": "a", "path": "../"}`)
+}
+
+func FuzzListFilesArgs(f *testing.F) {
+	fuzzTool(f, ListFiles{}, Config{}, `{"pattern": "**/*.go"}`, `{"pattern": "[z"}`, `{"pattern": "../*"}`, `{"pattern": "sub"}`)
+}
+
+// FuzzPolicy judges arbitrary command lines: no panic, and a denied
+// command stays denied with Yes.
+func FuzzPolicy(f *testing.F) {
+	for _, s := range []string{"go test ./...", "sudo ls", `echo "$(a 'b' \"c\")" | d`, "rm -rf -- /", "a &>/dev/null", "x <<< y", "`", "$(", "'", `"`, "\\"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		d, err := Policy{}.Decide(context.Background(), command)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, _ := Policy{Yes: true}.Decide(context.Background(), command)
+		if strings.HasPrefix(d.Reason, "deny list") && y.Allowed {
+			t.Errorf("Decide(%q): denied, but allowed with Yes", command)
+		}
+	})
+}
+
+// FuzzTruncateHeadTail checks that a cut keeps the first line's start,
+// never shows more than head+tail lines and a marker, and leaves a text
+// that fits alone.
+func FuzzTruncateHeadTail(f *testing.F) {
+	f.Add(seedLog(), 2, 2, 0)
+	f.Add("a\nb\nc", 1, 1, 3)
+	f.Add("ééé\n", 1, 0, 2)
+	f.Fuzz(func(t *testing.T, text string, head, tail, maxChars int) {
+		head, tail, maxChars = head%50, tail%50, maxChars%5000
+		got := TruncateHeadTail(text, head, tail, maxChars)
+		lines := splitLines(text)
+		if len(lines) <= max(head, 0)+max(tail, 0) && (maxChars <= 0 || len(text) <= maxChars) {
+			if got != text {
+				t.Fatalf("TruncateHeadTail(%q, %d, %d, %d) = %q, want it unchanged", text, head, tail, maxChars, got)
+			}
+			return
+		}
+		if n := len(splitLines(got)); head >= 0 && tail >= 0 && n > head+tail+1 {
+			t.Fatalf("TruncateHeadTail(%q, %d, %d, %d) has %d lines", text, head, tail, maxChars, n)
+		}
+	})
+}
+
+func FuzzMatchGlob(f *testing.F) {
+	f.Add("**/*.go", "a/b/c.go")
+	f.Add("a/**/**/[b-", "a/x")
+	f.Fuzz(func(t *testing.T, pattern, name string) {
+		matchGlob(pattern, name)
+		validGlob(pattern)
+	})
+}

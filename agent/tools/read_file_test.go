@@ -1,0 +1,89 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func numbered(from, to int) string {
+	var l []string
+	for i := from; i <= to; i++ {
+		l = append(l, fmt.Sprintf("%d| line %d", i, i))
+	}
+	return strings.Join(l, "\n")
+}
+
+func TestReadFile(t *testing.T) {
+	var hundred strings.Builder
+	for i := 1; i <= 100; i++ {
+		fmt.Fprintf(&hundred, "line %d\n", i)
+	}
+	ws := newWorkspace(t, map[string]string{
+		"a.txt":       "line 1\nline 2\nline 3\n",
+		"crlf.txt":    "line 1\r\nline 2\r\n",
+		"nofinal.txt": "line 1\nline 2",
+		"empty.txt":   "",
+		"long.txt":    hundred.String(),
+		"bin.dat":     "ab\x00cd",
+		"dir/x.txt":   "x\n",
+		"wide.txt":    strings.Repeat("w", 600) + "\n",
+	}, Config{ReadLines: 10})
+	tests := []struct {
+		name string
+		args string
+		want Result
+	}{
+		{name: "whole file", args: `{"path": "a.txt"}`, want: Result{Content: numbered(1, 3)}},
+		{name: "crlf", args: `{"path": "crlf.txt"}`, want: Result{Content: numbered(1, 2)}},
+		{name: "no final newline", args: `{"path": "nofinal.txt"}`, want: Result{Content: numbered(1, 2)}},
+		{name: "offset", args: `{"path": "a.txt", "offset": 2}`, want: Result{Content: numbered(2, 3)}},
+		{name: "offset zero reads from 1", args: `{"path": "a.txt", "offset": 0, "limit": 1}`,
+			want: Result{Content: numbered(1, 1) + "\n[lines 1-1 of 3; read on with offset 2]"}},
+		{name: "default limit from config", args: `{"path": "long.txt"}`,
+			want: Result{Content: numbered(1, 10) + "\n[lines 1-10 of 100; read on with offset 11]"}},
+		{name: "offset and limit", args: `{"path": "long.txt", "offset": 95, "limit": 3}`,
+			want: Result{Content: numbered(95, 97) + "\n[lines 95-97 of 100; read on with offset 98]"}},
+		{name: "limit past the end", args: `{"path": "long.txt", "offset": 99, "limit": 50}`, want: Result{Content: numbered(99, 100)}},
+		{name: "empty", args: `{"path": "empty.txt"}`, want: Result{Content: "(empty.txt is empty)"}},
+		{name: "wide line", args: `{"path": "wide.txt"}`, want: Result{Content: "1| " + strings.Repeat("w", 500) + " [100 chars cut]"}},
+		{name: "offset past the end", args: `{"path": "a.txt", "offset": 9}`,
+			want: Result{Content: "read_file: offset 9 is past the end of a.txt, which has 3 lines", IsError: true}},
+		{name: "missing", args: `{"path": "nope.txt"}`,
+			want: Result{Content: "read_file: nope.txt: no such file; list_files or grep can find the right path", IsError: true}},
+		{name: "directory", args: `{"path": "dir"}`, want: Result{Content: "read_file: dir is a directory; list_files lists it", IsError: true}},
+		{name: "binary", args: `{"path": "bin.dat"}`, want: Result{Content: "read_file: bin.dat is a binary file", IsError: true}},
+		{name: "negative", args: `{"path": "a.txt", "limit": -1}`,
+			want: Result{Content: "read_file: offset and limit must not be negative; offset counts lines from 1", IsError: true}},
+		{name: "string offset", args: `{"path": "a.txt", "offset": "2"}`,
+			want: Result{Content: `read_file: argument "offset" must be an integer, not a JSON string`, IsError: true}},
+		{name: "unknown argument", args: `{"file_path": "a.txt"}`,
+			want: Result{Content: `read_file: unknown argument "file_path"; the arguments are path, offset, limit`, IsError: true}},
+		{name: "no path", args: `{}`, want: Result{Content: "read_file: path is empty; give a path relative to the workspace root, like src/main.go", IsError: true}},
+		{name: "not an object", args: `["a.txt"]`,
+			want: Result{Content: "read_file: the arguments must be a JSON object with path, offset, limit", IsError: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := call(t, ReadFile{}, ws, tt.args)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("read_file(%s) mismatch (-want +got):\n%s", tt.args, diff)
+			}
+		})
+	}
+}
+
+// TestReadFileBudget checks that a read stops at twice ResultChars and
+// says where to go on.
+func TestReadFileBudget(t *testing.T) {
+	line := strings.Repeat("x", 99)
+	ws := newWorkspace(t, map[string]string{"big.txt": strings.Repeat(line+"\n", 50)}, Config{ResultChars: 500})
+	r := call(t, ReadFile{}, ws, `{"path": "big.txt", "limit": 50}`)
+	// Each shown line is "N| " plus 99 bytes plus a newline: 10 lines pass
+	// 1,000 bytes, and the line that crosses the budget is the last.
+	if !strings.HasSuffix(r.Content, "[lines 1-10 of 50; read on with offset 11]") {
+		t.Errorf("read_file over budget ends %q", r.Content[max(0, len(r.Content)-60):])
+	}
+}

@@ -1,0 +1,171 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// ShellName is the name of the shell tool.
+const ShellName = "shell"
+
+//go:embed shell.md
+var shellDescription string
+
+// ShellParams are the shell tool's arguments.
+type ShellParams struct {
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"`
+}
+
+const shellSchema = `{"type": "object", "properties": {
+	"command": {"type": "string", "minLength": 1, "description": "The command line, for example go test ./..."},
+	"timeout": {"type": "integer", "description": "Seconds before the command is killed (the default suits a test run)"}
+}, "required": ["command"]}`
+
+// pipeGrace is how long the shell tool waits for the output pipe to close
+// after the command is gone: a process that left the process group may
+// hold it open.
+const pipeGrace = time.Second
+
+// Shell is the shell tool. The workspace's Policy judges the command
+// first; a refusal is a result that says why. The command runs as
+// "bash -c COMMAND" in the workspace root, with stdin empty and
+// GIT_PAGER=cat, PAGER=cat and GIT_TERMINAL_PROMPT=0 added to the
+// environment, in a process group of its own.
+//
+// The result starts with "exit code N", then the output, stdout and
+// stderr interleaved as written, cut by TruncateHeadTail to the
+// workspace's HeadLines, TailLines and ResultChars. A timeout (the call's,
+// capped at MaxShellTimeout, else ShellTimeout) or a cancelled ctx kills
+// the whole process group, so a test's child processes die with it, and
+// the result (IsError, ExitCode -1) says so. When the command ends, the
+// processes it left in the background are killed too.
+type Shell struct{}
+
+func (Shell) Name() string            { return ShellName }
+func (Shell) Description() string     { return strings.TrimSpace(shellDescription) }
+func (Shell) Schema() json.RawMessage { return json.RawMessage(shellSchema) }
+func (Shell) ReadOnly() bool          { return false }
+
+func (Shell) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error) {
+	var p ShellParams
+	if r, ok := decodeArgs(ShellName, args, &p); !ok {
+		r.ExitCode = -1
+		return r, nil
+	}
+	if strings.TrimSpace(p.Command) == "" {
+		return Result{Content: ShellName + ": command is empty", IsError: true, ExitCode: -1}, nil
+	}
+	if p.Timeout < 0 {
+		return Result{Content: ShellName + ": timeout must be a positive number of seconds", IsError: true, ExitCode: -1}, nil
+	}
+	d, err := ws.cfg.Policy.Decide(ctx, p.Command)
+	if err != nil {
+		return Result{}, err
+	}
+	if !d.Allowed {
+		return refusal(ws, p.Command, d), nil
+	}
+	if ctx.Err() != nil {
+		r := cancelled(ctx, ShellName)
+		r.ExitCode = -1
+		return r, nil
+	}
+	timeout := ws.cfg.ShellTimeout
+	if p.Timeout > 0 {
+		timeout = min(time.Duration(p.Timeout)*time.Second, ws.cfg.MaxShellTimeout)
+	}
+	return runCommand(ctx, ws, p.Command, timeout)
+}
+
+// refusal tells the model why a command did not run and what would.
+func refusal(ws *Workspace, command string, d Decision) Result {
+	var msg string
+	switch {
+	case strings.HasPrefix(d.Reason, "deny list: "):
+		msg = fmt.Sprintf("refused: %q matches the deny list (%s) and never runs; do not try it again", command, strings.TrimPrefix(d.Reason, "deny list: "))
+	case d.Reason == "asked: no":
+		msg = fmt.Sprintf("refused: the user did not allow %q; choose another way or ask the user", command)
+	default:
+		msg = fmt.Sprintf("refused: %q needs the user's approval, which this run cannot ask for. Commands that run without approval start with: %s (no $( ), backticks or > to a file)",
+			command, strings.Join(ws.cfg.Policy.AllowList(), ", "))
+	}
+	return Result{Content: ShellName + ": " + msg, IsError: true, ExitCode: -1}
+}
+
+// runCommand runs command and kills its process group when it ends, times
+// out or ctx is done.
+func runCommand(ctx context.Context, ws *Workspace, command string, timeout time.Duration) (Result, error) {
+	cmd := exec.Command("bash", "-c", command)
+	cmd.Dir = ws.root
+	cmd.Env = append(os.Environ(), "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	startGroup(cmd)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Result{}, &Error{Op: "run shell", Path: command, Err: err}
+	}
+	defer pr.Close()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		return Result{}, &Error{Op: "run shell", Path: command, Err: err}
+	}
+	out := newCapture(captureLimit)
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(out, pr)
+		close(copied)
+	}()
+	waited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(waited)
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var stopped string
+	select {
+	case <-waited:
+	case <-timer.C:
+		stopped = fmt.Sprintf("timed out after %v", timeout)
+	case <-ctx.Done():
+		stopped = fmt.Sprintf("stopped: %v", context.Cause(ctx))
+	}
+	killGroup(cmd) // the command on a stop, else what it left running
+	<-waited
+	select {
+	case <-copied:
+	case <-time.After(pipeGrace):
+		pr.Close()
+		<-copied
+	}
+	return commandResult(ws, out, cmd.ProcessState, stopped), nil
+}
+
+// commandResult is what the model reads about a finished command.
+func commandResult(ws *Workspace, out *capture, state *os.ProcessState, stopped string) Result {
+	header := fmt.Sprintf("exit code %d", state.ExitCode())
+	r := Result{ExitCode: state.ExitCode()}
+	if state.ExitCode() < 0 {
+		header = "exit code -1 (" + state.String() + ")" // a signal from elsewhere
+	}
+	if stopped != "" {
+		header = stopped + "; the command and its child processes were killed"
+		r = Result{IsError: true, ExitCode: -1}
+	}
+	text := out.Text(ws.cfg.HeadLines, ws.cfg.TailLines, max(ws.cfg.ResultChars-len(header)-1, 64))
+	if out.total == 0 {
+		text = "(no output)"
+	}
+	text = strings.TrimSuffix(text, "\n")
+	r.Content = header + "\n" + text
+	return r
+}

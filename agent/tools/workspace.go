@@ -1,0 +1,227 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Config sets a workspace's limits. The zero value means the documented
+// defaults, derived from an 8,192-token window.
+type Config struct {
+	// Window is the model's context window in tokens. It sets ReadLines
+	// and ResultChars when they are zero. Zero means 8192.
+	Window int
+	// ReadLines is read_file's default number of lines. Zero means
+	// ReadLinesForWindow(Window): 38 at 8K, 76 at 16K, 153 at 32K.
+	ReadLines int
+	// ResultChars is the most characters a shell, grep or list_files
+	// result keeps; read_file keeps twice as many. Zero means
+	// ToolCapForWindow(Window): 1,536 at 8K.
+	ResultChars int
+	// HeadLines and TailLines are how many lines of a command's output the
+	// shell tool keeps from the start and from the end, within
+	// ResultChars. Zero means 10 and 30: build tools print the verdict
+	// last.
+	HeadLines, TailLines int
+	// ShellTimeout is a command's time limit when the call gives none.
+	// Zero means 2 minutes.
+	ShellTimeout time.Duration
+	// MaxShellTimeout caps the timeout a call may ask for. Zero means 10
+	// minutes.
+	MaxShellTimeout time.Duration
+	// MaxMatches is how many matching lines grep returns, and MaxFiles how
+	// many paths list_files returns. Zero means 100 and 200.
+	MaxMatches, MaxFiles int
+	// Policy decides which shell commands run. The zero value allows
+	// DefaultAllow, refuses DefaultDeny, and refuses the rest.
+	Policy Policy
+}
+
+// ToolCapForWindow is the largest tool result for a context window, in
+// characters: a sixteenth of the window in tokens at three characters per
+// token (seed 002, Example 13). It is 1,536 at 8K.
+func ToolCapForWindow(window int) int { return window / 16 * 3 }
+
+// ReadLinesForWindow is read_file's default line limit for a context
+// window: the tool cap at about 40 characters per source line (seed 002,
+// Example 13). It is 38 at 8K, 76 at 16K and 153 at 32K.
+func ReadLinesForWindow(window int) int { return ToolCapForWindow(window) / 40 }
+
+// withDefaults fills the zero fields of c.
+func (c Config) withDefaults() Config {
+	if c.Window <= 0 {
+		c.Window = 8192
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.ReadLines, max(ReadLinesForWindow(c.Window), 1))
+	def(&c.ResultChars, max(ToolCapForWindow(c.Window), 256))
+	def(&c.HeadLines, 10)
+	def(&c.TailLines, 30)
+	def(&c.MaxMatches, 100)
+	def(&c.MaxFiles, 200)
+	if c.ShellTimeout <= 0 {
+		c.ShellTimeout = 2 * time.Minute
+	}
+	if c.MaxShellTimeout <= 0 {
+		c.MaxShellTimeout = 10 * time.Minute
+	}
+	c.ShellTimeout = min(c.ShellTimeout, c.MaxShellTimeout)
+	return c
+}
+
+// Workspace is the directory the tools work in, with the limits of a run.
+// Every path a tool takes is confined to the root. A Workspace does not
+// change after NewWorkspace and is safe for concurrent use.
+//
+// Confinement guards against a confused model, not an attacker: a symlink
+// created between the check and the use (by a shell command, say) is not
+// caught.
+type Workspace struct {
+	root string // absolute, with symlinks resolved
+	cfg  Config
+}
+
+// NewWorkspace opens dir as a workspace root. dir must be an existing
+// directory.
+func NewWorkspace(dir string, cfg Config) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, &Error{Op: "open workspace", Path: dir, Err: err}
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, &Error{Op: "open workspace", Path: dir, Err: err}
+	}
+	info, err := os.Stat(root)
+	if err != nil {
+		return nil, &Error{Op: "open workspace", Path: dir, Err: err}
+	}
+	if !info.IsDir() {
+		return nil, &Error{Op: "open workspace", Path: dir, Err: errors.New("not a directory")}
+	}
+	return &Workspace{root: root, cfg: cfg.withDefaults()}, nil
+}
+
+// Root is the workspace's absolute root, with symlinks resolved.
+func (w *Workspace) Root() string { return w.root }
+
+// Config is the workspace's configuration with every default filled in.
+func (w *Workspace) Config() Config { return w.cfg }
+
+// Resolve turns a path the model wrote into an absolute path inside the
+// root. name is relative to the root, or absolute inside it. Resolve
+// refuses with an *Error wrapping ErrOutside a path that leaves the root
+// by "..", by being absolute elsewhere, or through a symlink, and with
+// ErrBrokenLink a path through a symlink whose target is missing. The
+// returned path has its existing part's symlinks resolved; the rest of it
+// does not exist yet.
+func (w *Workspace) Resolve(name string) (string, error) {
+	if strings.TrimSpace(name) == "" {
+		return "", &Error{Op: "resolve", Path: name, Err: errors.New("empty path")}
+	}
+	if strings.ContainsRune(name, 0) {
+		return "", &Error{Op: "resolve", Path: name, Err: errors.New("path contains a NUL byte")}
+	}
+	p := filepath.FromSlash(name)
+	if !filepath.IsAbs(p) {
+		// A relative path must stay inside lexically: "../x" is refused
+		// even when a symlink would lead back in.
+		if p = filepath.Join(w.root, p); !w.inside(p) {
+			return "", &Error{Op: "resolve", Path: name, Err: ErrOutside}
+		}
+	}
+	// An absolute path is judged after its symlinks are resolved, so that
+	// /tmp/ws/x names the root /private/tmp/ws's x where /tmp is a link.
+	p = filepath.Clean(p)
+	existing, rest := splitExisting(p)
+	resolved, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", &Error{Op: "resolve", Path: name, Err: ErrBrokenLink}
+		}
+		return "", &Error{Op: "resolve", Path: name, Err: err}
+	}
+	full := filepath.Join(resolved, rest)
+	if !w.inside(full) {
+		return "", &Error{Op: "resolve", Path: name, Err: ErrOutside}
+	}
+	return full, nil
+}
+
+// splitExisting splits p into its longest prefix that exists (a dangling
+// symlink counts as existing, so that EvalSymlinks reports it) and the rest.
+func splitExisting(p string) (existing, rest string) {
+	existing = p
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			return existing, rest
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			return existing, rest
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+}
+
+// inside reports whether the clean absolute path p is the root or below it.
+func (w *Workspace) inside(p string) bool {
+	rel, err := filepath.Rel(w.root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// Rel is the path of abs relative to the root, with forward slashes, as
+// tools show paths to the model. The root itself is ".".
+func (w *Workspace) Rel(abs string) string {
+	rel, err := filepath.Rel(w.root, abs)
+	if err != nil {
+		return filepath.ToSlash(abs)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// resolveResult resolves name for a tool and turns a refusal into the
+// result the model reads.
+func (w *Workspace) resolveResult(tool, name string) (string, Result, bool) {
+	p, err := w.Resolve(name)
+	if err == nil {
+		return p, Result{}, true
+	}
+	var e *Error
+	switch {
+	case strings.TrimSpace(name) == "":
+		return "", errorResult("%s: path is empty; give a path relative to the workspace root, like src/main.go", tool), false
+	case errors.Is(err, ErrOutside):
+		return "", errorResult("%s: refused: %q is outside the workspace root; use a path relative to the root, like src/main.go", tool, name), false
+	case errors.Is(err, ErrBrokenLink):
+		return "", errorResult("%s: refused: %q goes through a symlink whose target is missing", tool, name), false
+	case errors.As(err, &e):
+		return "", errorResult("%s: %q: %v", tool, name, e.Err), false
+	}
+	return "", errorResult("%s: %q: %v", tool, name, err), false
+}
+
+// describePathError is the message for a failed file operation on rel.
+func describePathError(tool, rel string, err error) Result {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errorResult("%s: %s: no such file; list_files or grep can find the right path", tool, rel)
+	case errors.Is(err, fs.ErrPermission):
+		return errorResult("%s: %s: permission denied", tool, rel)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return errorResult("%s: %s: %v", tool, rel, fmt.Sprint(err))
+}
