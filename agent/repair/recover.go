@@ -10,31 +10,7 @@ import (
 	"github.com/loopagent/loop/agent/chat"
 )
 
-// Recovery reads the content a format's parser left, for calls written in
-// the forms of llama.cpp's Hermes 2 Pro parser (tests/test-chat.cpp):
-//
-//	```json                     a Markdown fence, with or without a language,
-//	{"name": "f", "arguments": {...}}
-//	```
-//	<function=f>{...}</function>
-//	<function name="f">{...}</function>
-//	<tool>{"name": ...}</tool>  also <tools>, <tool_call>, <function_call>,
-//	                            <response>, <json>, <xml>, in any case
-//	{"name": "f", "arguments": {...}}
-//
-// Wrappers nest (a fence around <response>, around <function_call>). The
-// arguments may be "parameters", or a JSON string that holds the object;
-// a fence or wrapper may hold several objects, or an array of them. Each
-// object gets the JSON repair; a truncated one is refused.
-//
-// Where loop differs from llama.cpp: a bare object is a call only where
-// nothing but white space and other calls comes before it. llama.cpp's
-// test reads "This is not a tool call:\n{"name": ...}" as content plus a
-// call; loop keeps it as content, because a model that writes prose and
-// then an object is showing or quoting a call more often than making one,
-// and a call that should not run costs more than a retry. A fence or a tag
-// is recovered wherever it stands: the markup says the object is meant as
-// a call.
+// Recovery: the forms and rules are in the package doc (doc.go).
 
 // wrapperTags are the tags whose body holds call objects, in lower case.
 var wrapperTags = map[string]bool{"tool_call": true, "tool": true, "tools": true, "function_call": true, "response": true, "json": true, "xml": true}
@@ -45,8 +21,9 @@ var (
 	wrapperOpen  = regexp.MustCompile(`^<([A-Za-z_]+)>`)
 )
 
-// maxDepth bounds how deep wrappers nest.
-const maxDepth = 4
+// maxDepth bounds how deep wrappers nest; maxTag is the longest opening
+// tag, <function name="..."> included.
+const maxDepth, maxTag = 4, 256
 
 // mention is why a bare object after text is not taken.
 const mention = "written after text: a mention, not a call"
@@ -206,7 +183,7 @@ func isInfo(s string) bool {
 // tag reads <function=NAME>, <function name="NAME"> or a wrapper tag that
 // starts at text[k], up to its closing tag.
 func tag(text string, k int) (candidate, bool) {
-	rest := text[k:]
+	rest := text[k:min(len(text), k+maxTag)]
 	c := candidate{kind: KindFunctionTag, start: k}
 	var open, closeTag string
 	if m := functionEq.FindStringSubmatch(rest); m != nil {

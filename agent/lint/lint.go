@@ -1,0 +1,249 @@
+// Package lint checks a tool set before a model sees it: the tool linter
+// of seed 000 Example 7 and, on request, the schema rules of seed 003.
+// Every tool costs prompt tokens on every request, and every unclear
+// description or pair of similar tools is a wrong call waiting to happen.
+//
+//	tools, err := chat.ParseTools(data) // an OpenAI tools array
+//	findings := lint.Linter{Schema: true}.Lint(tools)
+//	size := lint.Measure(tools)
+//	fmt.Printf("%v, %d findings\n", size, len(findings))
+//	for _, f := range findings {
+//		fmt.Println(" ", f) // "read_file.path: no description"
+//	}
+//
+// The rules of seed 000 Example 7, per tool in order:
+//
+//   - a description shorter than MinDescription characters;
+//   - per parameter, in the schema's order: no description, and a nested
+//     object;
+//   - more than MaxOptional optional parameters;
+//   - the same verb (the name up to its first "_") as an earlier tool.
+//
+// With Schema, seed 003's rules follow, for schemas that break or weaken
+// llama.cpp's grammar: required parameters listed before optional ones, at
+// least one parameter, and required strings that cannot be empty
+// (minLength 1 or more).
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/loopagent/loop/agent/chat"
+)
+
+// Rule names a lint rule.
+type Rule string
+
+// The rules.
+const (
+	ShortDescription Rule = "short_description" // the tool's description is too short
+	NoDescription    Rule = "no_description"    // a parameter without a description
+	NestedObject     Rule = "nested_object"     // a parameter of type object
+	ManyOptional     Rule = "many_optional"     // too many optional parameters
+	SameVerb         Rule = "same_verb"         // the verb of an earlier tool
+	RequiredLate     Rule = "required_late"     // seed 003: a required parameter after an optional one
+	NoParameters     Rule = "no_parameters"     // seed 003: no parameter at all
+	EmptyString      Rule = "empty_string"      // seed 003: a required string that may be ""
+)
+
+// Finding is one problem of one tool or parameter.
+type Finding struct {
+	Tool    string `json:"tool"`
+	Param   string `json:"param,omitempty"`
+	Rule    Rule   `json:"rule"`
+	Message string `json:"message"` // "no description"
+}
+
+// String prints the finding as the seed does: "read_file.path: no
+// description".
+func (f Finding) String() string {
+	if f.Param == "" {
+		return f.Tool + ": " + f.Message
+	}
+	return f.Tool + "." + f.Param + ": " + f.Message
+}
+
+// Linter checks tool sets. The zero value applies seed 000 Example 7's
+// rules with its thresholds.
+type Linter struct {
+	// MinDescription is the shortest description, in characters, that
+	// passes; 0 means 25.
+	MinDescription int
+	// MaxOptional is the most optional parameters a tool may have; 0
+	// means 2.
+	MaxOptional int
+	// Schema adds seed 003's schema rules.
+	Schema bool
+}
+
+// Lint returns the findings of tools, tool by tool in order.
+func (l Linter) Lint(tools []chat.Tool) []Finding {
+	var out []Finding
+	for i, t := range tools {
+		s := readTool(t)
+		add := func(param string, rule Rule, format string, args ...any) {
+			out = append(out, Finding{Tool: t.Name, Param: param, Rule: rule, Message: fmt.Sprintf(format, args...)})
+		}
+		if minLen := orDefault(l.MinDescription, 25); utf8.RuneCountInString(s.description) < minLen {
+			add("", ShortDescription, "description shorter than %d characters", minLen)
+		}
+		optional := 0
+		for _, p := range s.params {
+			if !p.hasDescription {
+				add(p.name, NoDescription, "no description")
+			}
+			if p.typ == "object" {
+				add(p.name, NestedObject, "nested object")
+			}
+			if !p.required {
+				optional++
+			}
+		}
+		if optional > orDefault(l.MaxOptional, 2) {
+			add("", ManyOptional, "%d optional parameters", optional)
+		}
+		for _, other := range tools[:i] {
+			if verb(t.Name) == verb(other.Name) {
+				add("", SameVerb, "same verb as %s", other.Name)
+			}
+		}
+		if l.Schema {
+			out = append(out, schemaFindings(t.Name, s)...)
+		}
+	}
+	return out
+}
+
+// schemaFindings applies seed 003's rules to one tool.
+func schemaFindings(name string, s toolDef) []Finding {
+	var out []Finding
+	add := func(param string, rule Rule, format string, args ...any) {
+		out = append(out, Finding{Tool: name, Param: param, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	if len(s.params) == 0 {
+		add("", NoParameters, "no parameters; give every tool at least one real parameter")
+	}
+	firstOptional := ""
+	for _, p := range s.params {
+		switch {
+		case !p.required && firstOptional == "":
+			firstOptional = p.name
+		case p.required && firstOptional != "":
+			add(p.name, RequiredLate, "required, listed after the optional %s; list required parameters first", firstOptional)
+		}
+		if p.required && p.typ == "string" && p.minLength < 1 {
+			add(p.name, EmptyString, "required string without minLength 1; an empty string passes")
+		}
+	}
+	return out
+}
+
+func verb(name string) string { return strings.SplitN(name, "_", 2)[0] }
+
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Size is what a tool set costs in the prompt.
+type Size struct {
+	Tools  int `json:"tools"`
+	Chars  int `json:"chars"`  // the tools' JSON, joined by commas
+	Tokens int `json:"tokens"` // Chars / 4, the seed's estimate
+}
+
+// Measure returns the size of tools as the seed measures it: the
+// characters of their JSON as written, joined by commas (the array
+// without its brackets), and a quarter of that in tokens.
+func Measure(tools []chat.Tool) Size {
+	chars := max(len(tools)-1, 0)
+	for _, t := range tools {
+		chars += utf8.RuneCount(t.Raw)
+	}
+	return Size{Tools: len(tools), Chars: chars, Tokens: chars / 4}
+}
+
+// String prints the size as the seed does: "8 tools, 1821 characters
+// (about 455 tokens at 4 characters per token)".
+func (s Size) String() string {
+	return fmt.Sprintf("%d tools, %d characters (about %d tokens at 4 characters per token)", s.Tools, s.Chars, s.Tokens)
+}
+
+// toolDef is what the rules read of a tool definition.
+type toolDef struct {
+	description string
+	params      []param // in the schema's order
+}
+
+type param struct {
+	name           string
+	typ            string // "" unless "type" is one string
+	hasDescription bool
+	required       bool
+	minLength      int
+}
+
+// readTool reads a tool's description and parameters from its JSON.
+func readTool(t chat.Tool) toolDef {
+	var def struct {
+		Function struct {
+			Description string `json:"description"`
+			Parameters  struct {
+				Properties json.RawMessage `json:"properties"`
+				Required   []string        `json:"required"`
+			} `json:"parameters"`
+		} `json:"function"`
+	}
+	json.Unmarshal(t.Raw, &def)
+	out := toolDef{description: def.Function.Description}
+	required := map[string]bool{}
+	for _, r := range def.Function.Parameters.Required {
+		required[r] = true
+	}
+	for _, m := range orderedMembers(def.Function.Parameters.Properties) {
+		var p struct {
+			Type        json.RawMessage  `json:"type"`
+			Description *json.RawMessage `json:"description"`
+			MinLength   int              `json:"minLength"`
+		}
+		json.Unmarshal(m.value, &p)
+		var typ string
+		json.Unmarshal(p.Type, &typ)
+		out.params = append(out.params, param{name: m.key, typ: typ, hasDescription: p.Description != nil,
+			required: required[m.key], minLength: p.MinLength})
+	}
+	return out
+}
+
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// orderedMembers returns the members of a JSON object in the order
+// written; nothing when data is not an object.
+func orderedMembers(data json.RawMessage) []member {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var out []member
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return out
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return out
+		}
+		out = append(out, member{key, v})
+	}
+	return out
+}
