@@ -9,6 +9,8 @@
 //	loop grammar --check FILE [-m model.gguf] | --schema FILE | --tools FILE [--tool-choice C]
 //	loop template -m model.gguf --messages conv.json [--tools tools.json] [--chat-template-file F]
 //	loop chat -m model.gguf --messages conv.json [--tools tools.json] [--tool-choice required] [--json]
+//	loop run -m model.gguf [-C DIR] "TASK"   (or --script FILE; without TASK, one task per line)
+//	loop replay [-C DIR] TRANSCRIPT.jsonl
 package main
 
 import (
@@ -39,6 +41,8 @@ var commands = []command{
 	{"grammar", "check a GBNF grammar, or build one from a JSON Schema or tools", runGrammar},
 	{"template", "render a conversation with the model's chat template and count its tokens", runTemplate},
 	{"chat", "complete a chat with tools: render, generate under the call grammar, parse, validate", runChat},
+	{"run", "run the agent on a task in a workspace (or read tasks from standard input)", runRun},
+	{"replay", "run a transcript's model outputs again through today's parser and loop", runReplay},
 }
 
 func main() {

@@ -82,9 +82,9 @@ func TestPureGoPackagesBuildWithoutCgo(t *testing.T) {
 	}
 }
 
-// modelPackages are the packages that know about models, templates and
+// toolForbidden are the packages that know about models, templates and
 // call formats. The agent's tools work on a workspace and must not.
-var modelPackages = []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/agent/chat"}
+var toolForbidden = []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/agent/chat"}
 
 func TestToolsNeverImportModelPackages(t *testing.T) {
 	found := false
@@ -93,7 +93,7 @@ func TestToolsNeverImportModelPackages(t *testing.T) {
 			continue
 		}
 		found = true
-		for _, m := range modelPackages {
+		for _, m := range toolForbidden {
 			if slices.Contains(p.Deps, m) {
 				t.Errorf("package %s depends on %s; tools must not know about the model", p.ImportPath, m)
 			}

@@ -1,0 +1,110 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/gate"
+	"github.com/loopagent/loop/agent/loopguard"
+	"github.com/loopagent/loop/agent/transcript"
+)
+
+// Agent runs tasks with one model on one workspace, keeping the
+// conversation between Runs. It is not safe for concurrent use.
+type Agent struct {
+	cfg     Config
+	tools   []chat.Tool
+	history []chat.Message // after the system prompt
+	gate    *gate.Gate
+	guard   loopguard.Detector
+	sink    transcript.Sink
+
+	// per Run
+	out       Outcome
+	step      int
+	retries   int         // bad replies in a row
+	pending   []int       // history indices of failed attempts, for PruneRetries
+	force     forceChoice // tool_choice of the next request
+	maxTokens int         // budget of the next request
+	prevCall  string      // canonical signature of the last executed call
+}
+
+// New checks the configuration and returns an Agent.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Model == nil || cfg.Tools == nil || cfg.Workspace == nil {
+		return nil, errors.New("loop: Config needs a Model, Tools and a Workspace")
+	}
+	tools, err := chat.ParseTools(cfg.Tools.Definitions())
+	if err != nil {
+		return nil, fmt.Errorf("loop: the tools' definitions: %w", err)
+	}
+	check := cfg.Check
+	if check == "" {
+		check = gate.DetectCheck(cfg.Workspace.Root())
+	}
+	a := &Agent{cfg: cfg, tools: tools, gate: gate.New(check), sink: cfg.Sink}
+	if a.sink == nil {
+		a.sink = transcript.Multi(nil)
+	}
+	a.guard = loopguard.Detector{Repeats: cfg.Guards.LoopRepeats, Cycles: cfg.Guards.LoopCycles}
+	return a, nil
+}
+
+// Check returns the command the gate takes as verification ("" when none
+// was given or found: then any recognised test command counts).
+func (a *Agent) Check() string { return a.gate.Check }
+
+// History returns the conversation after the system prompt.
+func (a *Agent) History() []chat.Message { return a.history }
+
+// Run gives the agent a task (or, in a conversation, the next instruction)
+// and runs steps until it ends. The outcome says how.
+func (a *Agent) Run(ctx context.Context, task string) Outcome {
+	start := time.Now()
+	if a.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.cfg.Timeout)
+		defer cancel()
+	}
+	a.out = Outcome{Classes: map[string]int{}}
+	a.step, a.retries, a.pending = 0, 0, nil
+	a.maxTokens = a.cfg.maxTokens()
+	a.force = a.firstChoice(task)
+	a.history = append(a.history, chat.Message{Role: "user", Content: task})
+	a.emit(transcript.Event{Kind: transcript.KindTask, Task: task, Workspace: a.cfg.Workspace.Root(), Detail: a.gate.Check})
+	out := a.steps(ctx)
+	out.Wall = time.Since(start)
+	a.emit(transcript.Event{Kind: transcript.KindOutcome, Outcome: string(out.Kind), Reason: out.Reason, Detail: out.String()})
+	return out
+}
+
+// steps runs steps until one ends the run.
+func (a *Agent) steps(ctx context.Context) Outcome {
+	for a.step < a.cfg.maxSteps() {
+		if err := ctx.Err(); err != nil {
+			return a.end(Cancelled, "", err)
+		}
+		a.step++
+		if out, done := a.runStep(ctx); done {
+			return out
+		}
+	}
+	return a.end(StepLimit, fmt.Sprintf("%d requests", a.step), nil)
+}
+
+// end fills the outcome's kind.
+func (a *Agent) end(k Kind, reason string, err error) Outcome {
+	out := a.out
+	out.Kind, out.Reason, out.Err = k, reason, err
+	return out
+}
+
+func (a *Agent) emit(e transcript.Event) {
+	if e.Step == 0 {
+		e.Step = a.step
+	}
+	a.sink.Emit(e)
+}

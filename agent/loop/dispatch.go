@@ -1,0 +1,102 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/gate"
+	"github.com/loopagent/loop/agent/loopguard"
+	"github.com/loopagent/loop/agent/tools"
+	"github.com/loopagent/loop/agent/transcript"
+)
+
+// result is one executed call.
+type result struct {
+	tools.Result
+	ms float64
+}
+
+// dispatch runs the calls of a reply. Consecutive read-only calls run side
+// by side; the results come back in call order, whatever order they
+// finished in (seed 004 Example 8: a template without ids pairs results
+// with calls by position).
+func (a *Agent) dispatch(ctx context.Context, calls []chat.ToolCall) []result {
+	out := make([]result, len(calls))
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if a.cfg.Tools.ReadOnly(calls[i].Function.Name) {
+			for j < len(calls) && a.cfg.Tools.ReadOnly(calls[j].Function.Name) {
+				j++
+			}
+		}
+		var wg sync.WaitGroup
+		for k := i; k < j; k++ {
+			a.emit(transcript.Event{Kind: transcript.KindCall, Call: &calls[k]})
+			wg.Go(func() { out[k] = a.run(ctx, calls[k]) })
+		}
+		wg.Wait()
+		i = j
+	}
+	return out
+}
+
+// run runs one call. A failure of the harness becomes an error result the
+// model reads, as a refusal does.
+func (a *Agent) run(ctx context.Context, c chat.ToolCall) result {
+	start := time.Now()
+	r, err := a.cfg.Tools.Run(ctx, a.cfg.Workspace, c.Function.Name, json.RawMessage(c.Function.Arguments))
+	if err != nil {
+		r = tools.Result{Content: fmt.Sprintf("%s failed: %v", c.Function.Name, err), IsError: true, ExitCode: -1}
+	}
+	return result{Result: r, ms: float64(time.Since(start).Microseconds()) / 1000}
+}
+
+// observe feeds the executed calls to the loop guard and the gate, and
+// saves their results. A loop gets a note on its first detection and
+// stops the run on the next.
+func (a *Agent) observe(t turn, results []result) (Outcome, bool) {
+	stop := false
+	for i, c := range t.calls {
+		r := results[i]
+		content := r.Content
+		if !a.cfg.Guards.NoLoopGuard {
+			switch a.guard.Check(c, content) {
+			case loopguard.Warn:
+				content += "\n\n" + loopguard.Note
+				a.emit(transcript.Event{Kind: transcript.KindNote, Text: loopguard.Note, Call: &t.calls[i]})
+			case loopguard.Stop:
+				stop = true
+			}
+		}
+		a.gate.Observe(gateStep(c, r.Result))
+		a.out.Calls++
+		a.history = append(a.history, chat.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name, Content: content})
+		a.emit(transcript.Event{Kind: transcript.KindResult, Call: &t.calls[i], Result: content, IsError: r.IsError, Ms: r.ms})
+	}
+	a.retries = 0
+	a.prune()
+	if stop {
+		return a.end(LoopStop, "the same calls again after a warning", nil), true
+	}
+	return Outcome{}, false
+}
+
+// gateStep describes an executed call to the gate.
+func gateStep(c chat.ToolCall, r tools.Result) gate.Step {
+	s := gate.Step{Tool: c.Function.Name, OK: !r.IsError && r.ExitCode == 0, Edit: len(r.Changed) > 0}
+	if c.Function.Name == "edit_file" || c.Function.Name == "write_file" {
+		s.Edit = true
+	}
+	if c.Function.Name == "shell" {
+		var args struct {
+			Command string `json:"command"`
+		}
+		json.Unmarshal([]byte(c.Function.Arguments), &args)
+		s.Command = args.Command
+	}
+	return s
+}

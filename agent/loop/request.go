@@ -1,0 +1,122 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"time"
+
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/agent/transcript"
+	"github.com/loopagent/loop/grammar"
+	"github.com/loopagent/loop/sampler"
+)
+
+// forceChoice is the tool_choice of one request: auto, a required call,
+// or a named tool.
+type forceChoice struct {
+	mode grammar.ChoiceMode
+	tool string
+}
+
+// namesFile matches a task that names a file (a path with an extension):
+// its first step must act, so it requires a call.
+var namesFile = regexp.MustCompile(`(^|[\s"'(])[\w.-]*[\w-](/[\w.-]+)*\.[A-Za-z]{1,6}\b`)
+
+// firstChoice is the first request's tool_choice: required when the task
+// names a file, auto else. required is for one step only: a run whose
+// every step requires a call can never end.
+func (a *Agent) firstChoice(task string) forceChoice {
+	if !a.cfg.Guards.NoForce && namesFile.MatchString(task) {
+		return forceChoice{mode: grammar.ChoiceRequired}
+	}
+	return forceChoice{}
+}
+
+// complete sends the next request and records its reply.
+func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
+	req := model.Request{
+		Messages: a.messages(), Tools: a.tools, ToolChoice: grammar.Choice{Mode: a.force.mode, Function: a.force.tool},
+		ParallelToolCalls: a.cfg.ParallelToolCalls, MaxCalls: a.cfg.MaxCalls,
+		Sampling: a.sampling(a.cfg.Sampling, sampler.PresetProse), CallSampling: a.callSampling(),
+		MaxTokens: a.maxTokens, Extra: a.cfg.Extra,
+	}
+	if a.cfg.OnDelta != nil {
+		step := a.step
+		req.OnDelta = func(d chat.Delta) { a.cfg.OnDelta(step, d) }
+	}
+	a.emit(transcript.Event{Kind: transcript.KindRequest, ToolChoice: choiceName(a.force), Tools: toolNames(a.tools), Messages: len(req.Messages)})
+	a.force, a.maxTokens = forceChoice{}, a.cfg.maxTokens()
+	start := time.Now()
+	resp, err := a.cfg.Model.Complete(ctx, req)
+	a.out.ModelTime += time.Since(start)
+	a.out.Requests++
+	if resp == nil {
+		if err == nil {
+			err = errors.New("the model returned no response")
+		}
+		return nil, err
+	}
+	a.count(resp.Usage)
+	usage, _ := json.Marshal(resp.Usage)
+	a.emit(transcript.Event{Kind: transcript.KindReply, Text: resp.Text, FinishReason: resp.FinishReason,
+		Calls: resp.Message.ToolCalls, Problems: resp.Parsed.Problems, Violations: resp.Violations, Usage: usage})
+	return resp, err
+}
+
+// messages are the system prompt and the history.
+func (a *Agent) messages() []chat.Message {
+	system := a.cfg.System
+	if system == "" {
+		system = DefaultSystem
+	}
+	return append([]chat.Message{{Role: "system", Content: system}}, a.history...)
+}
+
+// sampling returns cfg, or the named preset over llama.cpp's defaults.
+func (a *Agent) sampling(cfg *sampler.Config, preset string) sampler.Config {
+	if cfg != nil {
+		return *cfg
+	}
+	o, err := sampler.Preset(preset)
+	if err != nil {
+		return sampler.Config{}
+	}
+	c, err := sampler.Resolve(nil, o)
+	if err != nil {
+		return sampler.Config{}
+	}
+	return c
+}
+
+func (a *Agent) callSampling() *sampler.Config {
+	c := a.sampling(a.cfg.CallSampling, sampler.PresetToolCall)
+	return &c
+}
+
+func (a *Agent) count(u model.Usage) {
+	a.out.PromptTokens += u.PromptTokens
+	a.out.PromptN += u.PromptN
+	a.out.CacheN += u.CacheN
+	a.out.CompletionTokens += u.CompletionTokens
+}
+
+func choiceName(f forceChoice) string {
+	switch f.mode {
+	case grammar.ChoiceRequired:
+		return "required"
+	case grammar.ChoiceFunction:
+		return f.tool
+	}
+	return "auto"
+}
+
+func toolNames(ts []chat.Tool) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}
