@@ -139,6 +139,11 @@ func runCommand(ctx context.Context, ws *Workspace, command string, timeout time
 	case <-ctx.Done():
 		stopped = fmt.Sprintf("stopped: %v", context.Cause(ctx))
 	}
+	select {
+	case <-waited:
+		stopped = "" // it ended on its own as the stop came
+	default:
+	}
 	killGroup(cmd) // the command on a stop, else what it left running
 	<-waited
 	select {
