@@ -23,8 +23,9 @@ var benchGrammars = []struct{ name, gbnf string }{
 // BenchmarkGrammarPerToken measures a generation step (sample and decode
 // one token) on the bench model: without a grammar, grammar-first (the
 // grammar over the whole vocabulary every token, as llama.cpp's common
-// sampler does) and rejection-first. It reports the share of tokens the
-// grammar rejected.
+// sampler does), exact (the same distribution, candidates checked lazily)
+// and rejection-first (fast, not exact). It reports the share of tokens
+// the grammar rejected.
 func BenchmarkGrammarPerToken(b *testing.B) {
 	m := load(b, testmodels.BenchQwen2Q8)
 	t := testmodels.BenchThreads()
@@ -60,9 +61,10 @@ func BenchmarkGrammarPerToken(b *testing.B) {
 			b.ReportMetric(100*float64(rejected)/float64(tokens), "%rejected")
 		}
 	}
-	b.Run("none", func(b *testing.B) { run(b, "", llama.RejectionFirst) })
+	b.Run("none", func(b *testing.B) { run(b, "", llama.GrammarExact) })
 	for _, g := range benchGrammars {
 		b.Run(g.name+"/grammar-first", func(b *testing.B) { run(b, g.gbnf, llama.GrammarFirst) })
+		b.Run(g.name+"/exact", func(b *testing.B) { run(b, g.gbnf, llama.GrammarExact) })
 		b.Run(g.name+"/rejection-first", func(b *testing.B) { run(b, g.gbnf, llama.RejectionFirst) })
 	}
 }

@@ -76,6 +76,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case errors.As(err, new(usageError)):
 			fmt.Fprintf(stderr, "loop %s: %v\n", c.name, err)
 			return 2
+		case errors.As(err, new(outcomeErr)):
+			// The outcome line was shown already; its kind is the code.
+			return err.(outcomeErr).o.Kind.ExitCode()
 		case errors.Is(err, context.Canceled):
 			fmt.Fprintf(stderr, "loop %s: interrupted\n", c.name)
 			return 130

@@ -271,3 +271,48 @@ func templatesDir() string {
 	}
 	return filepath.Join("..", "..", "..", "shared", "chat-templates")
 }
+
+// TestRunScript runs `loop run --script` on a copy of the fixture
+// workspace (a Go module whose test fails by one line): the scripted
+// replies read, edit, test and answer through the real loop and tools; the
+// run ends done (verified) with exit 0, writes its transcript, and `loop
+// replay` runs that transcript again to the same end on a fresh copy.
+func TestRunScript(t *testing.T) {
+	fixture := func() string {
+		dir := t.TempDir()
+		for _, name := range []string{"go.mod", "calc.go", "calc_test.go"} {
+			b, err := os.ReadFile(filepath.Join("..", "..", "agent", "loop", "testdata", "fixture", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, name), b, 0o644)
+		}
+		return dir
+	}
+	call := func(s string) string { return "<tool_call>\n" + s + "\n</tool_call>" }
+	script, _ := json.Marshal([]string{
+		call(`{"name": "read_file", "arguments": {"path": "calc.go"}}`),
+		call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "for i := 1; i", "new_string": "for i := 0; i"}}`),
+		call(`{"name": "shell", "arguments": {"command": "go test ./..."}}`),
+		"Fixed.",
+	})
+	tmp := t.TempDir()
+	scriptFile, trans := filepath.Join(tmp, "script.json"), filepath.Join(tmp, "run.jsonl")
+	os.WriteFile(scriptFile, script, 0o644)
+	code, out, errOut := runLoop(t, "run", "--script", scriptFile, "-C", fixture(), "--transcript", trans, "fix TestTotal in calc.go")
+	if code != 0 || !strings.Contains(out, "done (verified): 4 requests, 3 calls") {
+		t.Fatalf("loop run --script = %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	code, out, errOut = runLoop(t, "replay", "-C", fixture(), "--transcript", filepath.Join(tmp, "replay.jsonl"), trans)
+	if code != 0 || !strings.Contains(out, "done (verified)") {
+		t.Fatalf("loop replay = %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// Without the edit the gate refuses the answer, then the run ends
+	// unverified with its own exit code.
+	script, _ = json.Marshal([]string{call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "for i := 1; i", "new_string": "for i := 2; i"}}`), "Fixed.", "Fixed."})
+	os.WriteFile(scriptFile, script, 0o644)
+	code, out, _ = runLoop(t, "run", "--script", scriptFile, "-C", fixture(), "--transcript", trans, "fix TestTotal")
+	if code != 3 || !strings.Contains(out, "unverified") {
+		t.Errorf("an unverified answer = exit %d, %s", code, out)
+	}
+}

@@ -1,0 +1,125 @@
+package loop_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopagent/loop/agent/loop"
+	"github.com/loopagent/loop/agent/loopguard"
+	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/agent/tools"
+	"github.com/loopagent/loop/agent/transcript"
+)
+
+// copyFixture copies testdata/fixture, a Go module whose test fails
+// because of a one-line bug (the loop starts at 1), into a temporary
+// workspace.
+func copyFixture(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"go.mod", "calc.go", "calc_test.go"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "fixture", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// events collects a run's events.
+type events []transcript.Event
+
+func (e *events) Emit(ev transcript.Event) { *e = append(*e, ev) }
+
+func (e events) kinds(kind string) []transcript.Event {
+	var out []transcript.Event
+	for _, ev := range e {
+		if ev.Kind == kind {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+var (
+	readCalc = call(`{"name": "read_file", "arguments": {"path": "calc.go"}}`)
+	editCalc = call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "for i := 1; i", "new_string": "for i := 0; i"}}`)
+	goTest   = call(`{"name": "shell", "arguments": {"command": "go test ./..."}}`)
+	answer   = "Fixed: Total skipped the first price; the loop now starts at 0 and the test passes."
+)
+
+// TestFixtureRun fixes the fixture's bug with the real tools: a scripted
+// model reads, edits, tests and answers; the run ends verified and the
+// file really changed on disk. The second run's first edit has a trailing
+// comma (repaired) and it then reads the file three times (a loop note),
+// before it edits, tests and answers.
+func TestFixtureRun(t *testing.T) {
+	broken := strings.Replace(editCalc, `"for i := 0; i"}}`, `"for i := 0; i",}}`, 1)
+	tests := []struct {
+		name      string
+		replies   []string
+		afterNote []string
+		repairs   int
+		notes     int
+	}{
+		{"clean", []string{readCalc, editCalc, goTest, answer}, nil, 0, 0},
+		{"repaired and looping", []string{readCalc, readCalc, readCalc, readCalc}, []string{broken, goTest, answer}, 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := copyFixture(t)
+			replies := []model.Reply{}
+			for _, r := range tt.replies {
+				replies = append(replies, model.Reply{Text: r})
+			}
+			var branches []model.Branch
+			if tt.afterNote != nil {
+				b := model.Branch{When: loopguard.Note}
+				for _, r := range tt.afterNote {
+					b.Replies = append(b.Replies, model.Reply{Text: r})
+				}
+				branches = append(branches, b)
+			}
+			script, err := model.NewScript("hermes", replies, branches...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws, err := tools.NewWorkspace(dir, tools.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var evs events
+			a, err := loop.New(loop.Config{Model: script, Tools: tools.Default(), Workspace: ws, Sink: &evs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Check() != "go test ./..." {
+				t.Errorf("detected check %q, want go test ./...", a.Check())
+			}
+			out := a.Run(context.Background(), "TestTotal fails in calc.go. Make the test pass.")
+			if out.Kind != loop.Verified {
+				t.Fatalf("outcome %s, want done (verified); events: %+v", out, evs)
+			}
+			b, _ := os.ReadFile(filepath.Join(dir, "calc.go"))
+			if !strings.Contains(string(b), "for i := 0; i") {
+				t.Errorf("calc.go did not change on disk:\n%s", b)
+			}
+			if got := len(evs.kinds(transcript.KindRepair)); got != tt.repairs {
+				t.Errorf("%d repairs, want %d", got, tt.repairs)
+			}
+			if got := len(evs.kinds(transcript.KindNote)); got != tt.notes {
+				t.Errorf("%d notes, want %d", got, tt.notes)
+			}
+			if req := evs.kinds(transcript.KindRequest); req[0].ToolChoice != "required" || req[1].ToolChoice != "auto" {
+				t.Errorf("tool_choice of the first two steps: %s, %s; want required (the task names a file), then auto",
+					req[0].ToolChoice, req[1].ToolChoice)
+			}
+		})
+	}
+}
