@@ -120,3 +120,76 @@ func BenchmarkToolGrammar(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGrammarSample isolates the grammar's cost from the decode: it
+// samples a token again and again from the same logits of the bench model
+// (the grammar reset and fed the same text each time), with llama-server's
+// default chain, in each mode. "none" is the chain alone. At "first" the
+// grammar allows a few tokens of the vocabulary (a quote, "<tool_call>"),
+// the worst case of the exact mode; "inside" is a free string or path,
+// where most of a model's choices are allowed.
+func BenchmarkGrammarSample(b *testing.B) {
+	m := load(b, testmodels.BenchQwen2Q8)
+	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: 512, Threads: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	slot, _ := llama.NewSlot(c, 0)
+	prompt, _ := m.Tokenize("<|im_start|>user\nWrite the answer as JSON.<|im_end|>\n<|im_start|>assistant\n", false, true)
+	if _, err := slot.Prefill(context.Background(), prompt); err != nil {
+		b.Fatal(err)
+	}
+	run := func(b *testing.B, gbnf, fed string, mode llama.GrammarMode) {
+		ch := defaultChain(b, 1)
+		defer ch.Close()
+		var g *llama.Sampler
+		if gbnf != "" {
+			g, _ = engine.CompileGrammar(m, gbnf)
+			defer g.Close()
+		}
+		checks, rejected := 0, 0
+		for b.Loop() {
+			if g == nil {
+				if _, err := ch.Sample(c, -1); err != nil {
+					b.Fatal(err)
+				}
+				continue
+			}
+			g.Reset()
+			toks, _ := m.Tokenize(fed, false, true)
+			for _, t := range toks {
+				if err := g.Accept(t); err != nil {
+					b.Fatal(err)
+				}
+			}
+			_, step, err := ch.SampleGrammar(c, -1, g, mode)
+			if err != nil {
+				b.Fatal(err)
+			}
+			checks += step.Checked
+			if step.Rejected {
+				rejected++
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/sample")
+		b.ReportMetric(float64(checks)/float64(b.N), "checked/sample")
+		b.ReportMetric(100*float64(rejected)/float64(b.N), "%rejected")
+	}
+	b.Run("none", func(b *testing.B) { run(b, "", "", llama.GrammarExact) })
+	inside := map[string]string{"string": `"The`, "toolcall": "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"src"}
+	for _, g := range benchGrammars {
+		for _, at := range []string{"first", "inside"} {
+			fed := ""
+			if at == "inside" {
+				fed = inside[g.name]
+			}
+			for _, mode := range []struct {
+				name string
+				mode llama.GrammarMode
+			}{{"grammar-first", llama.GrammarFirst}, {"exact", llama.GrammarExact}, {"rejection-first", llama.RejectionFirst}} {
+				b.Run(g.name+"/"+at+"/"+mode.name, func(b *testing.B) { run(b, g.gbnf, fed, mode.mode) })
+			}
+		}
+	}
+}

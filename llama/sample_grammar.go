@@ -33,8 +33,12 @@ const (
 )
 
 // ExactMaxChecks is how many candidates GrammarExact checks one by one
-// before it masks them all instead.
-const ExactMaxChecks = 4096
+// before it masks them all instead. A check of one candidate costs about
+// 16 times what masking costs per candidate (1.6 µs against 0.1 µs on the
+// bench model's 151,936 tokens), so 1,024 checks bound the worst case, a
+// grammar that allows almost none of the likely tokens, to about 1.1
+// times a full mask.
+const ExactMaxChecks = 1024
 
 // GrammarStep reports how SampleGrammar used the grammar for one token.
 type GrammarStep struct {
