@@ -12,9 +12,13 @@ import (
 )
 
 // retry sends a bad reply back with its error, while the budget lasts, or
-// ends the run. The failed attempt and the error enter the history, so
-// that the model sees what to correct (seed 000 Example 5);
-// Guards.PruneRetries takes them out again once a corrected call ran.
+// ends the run. A call that parsed but failed validation enters the
+// history with its error as its result, so that the model sees what to
+// correct (seed 000 Example 5); Guards.PruneRetries takes them out again
+// once a corrected call ran. A reply that could not be read (cut off,
+// broken JSON, outside the format) is logged, not stored (seed 003: a
+// cut-off reply can be hundreds of tokens of nothing): only the note of
+// what went wrong goes back.
 func (a *Agent) retry(t turn) (Outcome, bool) {
 	msg := t.errorFor()
 	a.emit(transcript.Event{Kind: transcript.KindRejected, Reason: t.bad, Text: msg})
@@ -39,8 +43,7 @@ func (a *Agent) retry(t turn) (Outcome, bool) {
 			a.history = append(a.history, chat.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name, Content: text})
 		}
 	} else {
-		a.history = append(a.history, assistantMessage(t, nil),
-			chat.Message{Role: "user", Content: msg})
+		a.history = append(a.history, chat.Message{Role: "user", Content: msg})
 	}
 	for i := from; i < len(a.history); i++ {
 		a.pending = append(a.pending, i)
@@ -48,13 +51,10 @@ func (a *Agent) retry(t turn) (Outcome, bool) {
 	return Outcome{}, false
 }
 
-// assistantMessage is the reply as the history keeps it: its text and the
-// given calls, or its raw text when the calls could not be read.
+// assistantMessage is the reply as the history keeps it: its content,
+// reasoning and the given calls.
 func assistantMessage(t turn, calls []chat.ToolCall) chat.Message {
 	m := chat.Message{Role: "assistant", Content: t.parsed.Content, ReasoningContent: t.parsed.Reasoning, ToolCalls: calls}
-	if calls == nil {
-		m.Content = t.resp.Text
-	}
 	if m.Content == "" && len(calls) > 0 {
 		m.NullContent = true
 	}
