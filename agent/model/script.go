@@ -130,7 +130,7 @@ func (s *Script) Complete(ctx context.Context, req Request) (*Response, error) {
 	parsed := stream(f.Stream(), reply.Text, req.OnDelta)
 	resp := &Response{Text: reply.Text, Parsed: parsed, Format: s.format, FinishReason: reply.FinishReason,
 		Message: chat.Message{Role: "assistant", Content: parsed.Content, ReasoningContent: parsed.Reasoning, ToolCalls: parsed.Calls},
-		Usage:   Usage{CompletionTokens: len(reply.Text)}}
+	}
 	if resp.FinishReason == "" {
 		resp.FinishReason = finishOf(parsed)
 	}

@@ -43,6 +43,7 @@ var commands = []command{
 	{"chat", "complete a chat with tools: render, generate under the call grammar, parse, validate", runChat},
 	{"run", "run the agent on a task in a workspace (or read tasks from standard input)", runRun},
 	{"replay", "run a transcript's model outputs again through today's parser and loop", runReplay},
+	{"lint", "check tool definitions: descriptions, parameters, nesting, overlaps, schema rules", runLint},
 }
 
 func main() {
