@@ -8,12 +8,12 @@ import (
 // ErrorPattern matches the lines of a failing build or test that the model
 // needs: compiler diagnostics (file:line: or file:line:col:), errors,
 // failures, panics, exceptions, assertion messages with expected and
-// actual values, and Python tracebacks. It is case-insensitive and
+// actual values (got/want in Go), and Python tracebacks. It is case-insensitive and
 // matches whole words, so "errors: 0" matches but "terrorist" does not.
 var ErrorPattern = regexp.MustCompile(`(?i)` +
 	`\berror\b|\berrors\b|error:|\bfail|\bpanic\b|\bexception\b|traceback|` +
-	`\bexpected\b|\bactual\b|\bassert|\bundefined\b|cannot find|not found|` +
-	`^\S+\.\w+:\d+(:\d+)?:|^\s*File ".*", line \d+`)
+	`\bexpected\b|\bactual\b|\bwant\b|\bassert|\bundefined\b|cannot find|not found|` +
+	`^\s*\S+\.\w+:\d+(:\d+)?:|^\s*File ".*", line \d+`)
 
 // ErrorFilter cuts the output of a failed command to its error lines,
 // with context, before any other policy: the rule is to keep

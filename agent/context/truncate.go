@@ -124,9 +124,16 @@ func splitLines(s string) (lines []string, nl string) {
 	return strings.Split(s, "\n"), nl
 }
 
-func charMarker(n int) string { return "[" + strconv.Itoa(n) + " chars cut]" }
+func charMarker(n int) string { return "[" + strconv.Itoa(n) + plural(n, " char", " chars") + " cut]" }
 
-func lineMarker(n int) string { return "[" + strconv.Itoa(n) + " lines cut]" }
+func lineMarker(n int) string { return "[" + strconv.Itoa(n) + plural(n, " line", " lines") + " cut]" }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
 
 // firstRunes returns the first n runes of s.
 func firstRunes(s string, n int) string {
