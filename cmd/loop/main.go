@@ -9,6 +9,8 @@
 //	loop grammar --check FILE [-m model.gguf] | --schema FILE | --tools FILE [--tool-choice C]
 //	loop template -m model.gguf --messages conv.json [--tools tools.json] [--chat-template-file F]
 //	loop chat -m model.gguf --messages conv.json [--tools tools.json] [--tool-choice required] [--json]
+//	loop context-plan [-c 8192,16384,32768] [--triggers] [--json]
+//	loop map [-C DIR] [--tokens N] [--file PATH]... [-m model.gguf] [--json]
 package main
 
 import (
@@ -39,6 +41,8 @@ var commands = []command{
 	{"grammar", "check a GBNF grammar, or build one from a JSON Schema or tools", runGrammar},
 	{"template", "render a conversation with the model's chat template and count its tokens", runTemplate},
 	{"chat", "complete a chat with tools: render, generate under the call grammar, parse, validate", runChat},
+	{"context-plan", "print the context settings derived from each window size", runContextPlan},
+	{"map", "print a repository map: files and declarations, ranked, within a token budget", runMap},
 }
 
 func main() {
