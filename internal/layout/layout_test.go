@@ -81,3 +81,22 @@ func TestPureGoPackagesBuildWithoutCgo(t *testing.T) {
 		t.Errorf("CGO_ENABLED=0 go vet %v: %v\n%s", pure, err, out)
 	}
 }
+
+// TestContextPackagesKnowNoModel: the context packages (budget, history,
+// instructions, repository map, todos) work on messages and text; the
+// agent gives them a token counter and a summarizer. They never reach a
+// model, an engine or the tools.
+func TestContextPackagesKnowNoModel(t *testing.T) {
+	pure := []string{module + "/agent/context", module + "/agent/instructions", module + "/agent/repomap", module + "/agent/todo"}
+	banned := []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/agent/model", module + "/agent/tools"}
+	for _, p := range listPackages(t) {
+		if !slices.Contains(pure, p.ImportPath) {
+			continue
+		}
+		for _, b := range banned {
+			if slices.Contains(p.Deps, b) {
+				t.Errorf("package %s depends on %s", p.ImportPath, b)
+			}
+		}
+	}
+}
