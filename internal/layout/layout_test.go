@@ -89,14 +89,19 @@ func TestPureGoPackagesBuildWithoutCgo(t *testing.T) {
 func TestContextPackagesKnowNoModel(t *testing.T) {
 	pure := []string{module + "/agent/context", module + "/agent/instructions", module + "/agent/repomap", module + "/agent/todo"}
 	banned := []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/agent/model", module + "/agent/tools"}
+	found := 0
 	for _, p := range listPackages(t) {
 		if !slices.Contains(pure, p.ImportPath) {
 			continue
 		}
+		found++
 		for _, b := range banned {
 			if slices.Contains(p.Deps, b) {
 				t.Errorf("package %s depends on %s", p.ImportPath, b)
 			}
 		}
+	}
+	if found != len(pure) {
+		t.Errorf("found %d of the context packages %v", found, pure)
 	}
 }
