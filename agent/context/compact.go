@@ -13,15 +13,15 @@ import (
 // prompt and the instruction files, and the newest turns worth about
 // KeepRecent tokens (always the last turn); the turns before become one
 // summary message. It cuts at a user message, or at an assistant message
-// when the turn has no user message to cut at (CutAt), never at a tool
-// result. Stale results in the kept part become stubs (StubStale); the
+// when the turn has no user message to cut at or is too long (CutAt),
+// never at a tool result. Stale results in the kept part become stubs (StubStale); the
 // file lists carry over. If the history still does not fit, a hard reset
 // keeps the task (the first user message) and the summary.
 func (m *Manager) Compact(ctx context.Context) (Compaction, error) {
 	c := Compaction{Before: m.Total()}
-	cut := m.cutPoint(m.cfg.CutAt)
-	if cut <= 1 && m.cfg.CutAt == AtUser {
-		cut = m.cutPoint(AtAssistant)
+	cut := m.cut()
+	if cut == 2 && m.summary != nil && isSame(m.history[1], *m.summary) {
+		cut = 0 // only the last summary is old: nothing new to summarize
 	}
 	if cut > 1 {
 		old := m.history[1:cut]
@@ -44,6 +44,30 @@ func (m *Manager) Compact(ctx context.Context) (Compaction, error) {
 	}
 	return c, nil
 }
+
+// cut chooses where the kept part starts: at a user message, unless
+// there is none to cut at or the turn it keeps is over twice KeepRecent
+// (one long turn of `loop run`), then at an assistant message.
+func (m *Manager) cut() int {
+	at := m.cutPoint(m.cfg.CutAt)
+	if m.cfg.CutAt == AtUser && (at <= 1 || m.tokensFrom(at) > 2*m.cfg.KeepRecent) {
+		if a := m.cutPoint(AtAssistant); a > 1 {
+			return a
+		}
+	}
+	return at
+}
+
+// tokensFrom is the tokens of the messages from index i on.
+func (m *Manager) tokensFrom(i int) int {
+	n := 0
+	for _, msg := range m.history[i:] {
+		n += m.tokens(msg)
+	}
+	return n
+}
+
+func isSame(a, b chat.Message) bool { return a.Role == b.Role && a.Content == b.Content }
 
 // cutPoint walks back from the newest message, adding up tokens, and
 // returns the index of the last place where cut allows a history to

@@ -197,7 +197,9 @@ func (m *Manager) Request(ctx context.Context) (Request, error) {
 		if err != nil {
 			return Request{}, err
 		}
-		req.Compaction = &c
+		if c.Removed > 0 || c.Reset {
+			req.Compaction = &c
+		}
 	}
 	req.Tokens = m.Total()
 	if req.Tokens+m.cfg.Reserve > m.cfg.Window {

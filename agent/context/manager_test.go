@@ -170,7 +170,7 @@ func TestManagerSummarizerError(t *testing.T) {
 // the files of the first, the first summary, and the todo list.
 func TestManagerSummaryPrompt(t *testing.T) {
 	s := &scriptedSummary{}
-	m := New(Config{Window: 8192, KeepRecent: 1, System: msg("system", "s"), Summarize: s.summarize,
+	m := New(Config{Window: 8192, KeepRecent: 60, System: msg("system", "s"), Summarize: s.summarize,
 		Todos: func() string { return "todos 1/2 done\n[x] Read order.go\n[>] Fix Total" }})
 	ctx := context.Background()
 	turns := [][]chat.Message{
@@ -282,5 +282,35 @@ func TestPrefixQwenTemplate(t *testing.T) {
 		if !r.Extends() {
 			t.Errorf("request %d does not extend request %d: %s", n/2+1, n/2, r)
 		}
+	}
+}
+
+// TestManagerNoChurn: above the trigger with nothing new to summarize
+// (the fixed part is large), a request does not call the summarizer
+// again.
+func TestManagerNoChurn(t *testing.T) {
+	s := &scriptedSummary{}
+	m := New(Config{Window: 8192, KeepRecent: 10, System: msg("system", strings.Repeat("x", 22_400)), Summarize: s.summarize})
+	ctx := context.Background()
+	add := func(xs ...chat.Message) {
+		for _, x := range xs {
+			if _, err := m.Add(x); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	add(msg("user", "task"), namedCall("c1", "shell", `{"command":"ls"}`), resultMsg("c1", strings.Repeat("f\n", 300)))
+	for i, want := range []int{1, 1} {
+		req, err := m.Request(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.prompts) != want || req.Tokens <= m.Settings().CompactAt {
+			t.Fatalf("request %d: %d summaries at %d tokens, want %d above the trigger", i+1, len(s.prompts), req.Tokens, want)
+		}
+	}
+	add(namedCall("c2", "shell", `{"command":"pwd"}`), resultMsg("c2", "/"))
+	if _, err := m.Request(ctx); err != nil || len(s.prompts) != 2 {
+		t.Fatalf("request 3: %v, %d summaries; want a second one for the new step", err, len(s.prompts))
 	}
 }
