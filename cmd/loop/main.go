@@ -11,6 +11,8 @@
 //	loop chat -m model.gguf --messages conv.json [--tools tools.json] [--tool-choice required] [--json]
 //	loop run -m model.gguf [-C DIR] "TASK"   (or --script FILE; without TASK, one task per line)
 //	loop replay [-C DIR] TRANSCRIPT.jsonl
+//	loop context-plan [-c 8192,16384,32768] [--triggers] [--json]
+//	loop map [-C DIR] [--tokens N] [--file PATH]... [-m model.gguf] [--json]
 package main
 
 import (
@@ -44,6 +46,8 @@ var commands = []command{
 	{"run", "run the agent on a task in a workspace (or read tasks from standard input)", runRun},
 	{"replay", "run a transcript's model outputs again through today's parser and loop", runReplay},
 	{"lint", "check tool definitions: descriptions, parameters, nesting, overlaps, schema rules", runLint},
+	{"context-plan", "print the context settings derived from each window size", runContextPlan},
+	{"map", "print a repository map: files and declarations, ranked, within a token budget", runMap},
 }
 
 func main() {

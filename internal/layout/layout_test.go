@@ -103,3 +103,27 @@ func TestToolsNeverImportModelPackages(t *testing.T) {
 		t.Errorf("no package %s/agent/tools", module)
 	}
 }
+
+// TestContextPackagesKnowNoModel: the context packages (budget, history,
+// instructions, repository map, todos) work on messages and text; the
+// agent gives them a token counter and a summarizer. They never reach a
+// model, an engine or the tools.
+func TestContextPackagesKnowNoModel(t *testing.T) {
+	pure := []string{module + "/agent/context", module + "/agent/instructions", module + "/agent/repomap", module + "/agent/todo"}
+	banned := []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/agent/model", module + "/agent/tools"}
+	found := 0
+	for _, p := range listPackages(t) {
+		if !slices.Contains(pure, p.ImportPath) {
+			continue
+		}
+		found++
+		for _, b := range banned {
+			if slices.Contains(p.Deps, b) {
+				t.Errorf("package %s depends on %s", p.ImportPath, b)
+			}
+		}
+	}
+	if found != len(pure) {
+		t.Errorf("found %d of the context packages %v", found, pure)
+	}
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	window "github.com/loopagent/loop/agent/context"
+)
+
+type contextPlanFlags struct {
+	ctxSize  []int
+	ctx      []int
+	triggers bool
+	jsonOut  bool
+}
+
+// contextPlanReport is what `loop context-plan --json` prints.
+type contextPlanReport struct {
+	Strategies []window.Strategy `json:"strategies"`
+	Triggers   []triggerRow      `json:"triggers,omitempty"`
+}
+
+type triggerRow struct {
+	Window int `json:"window"`
+	Pi     int `json:"pi"`
+	Crush  int `json:"crush"`
+	Scaled int `json:"scaled"`
+}
+
+// runContextPlan prints the window strategies of seed 002 Example 13 for
+// each window, and with --triggers the compaction triggers of Example 6.
+func runContextPlan(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	var f contextPlanFlags
+	fs := newFlagSet("context-plan", stderr)
+	fs.IntSliceVarP(&f.ctxSize, "ctx-size", "c", []int{8192, 16384, 32768}, "context windows in tokens, comma-separated")
+	fs.IntSliceVar(&f.ctx, "ctx", nil, "same as --ctx-size")
+	fs.BoolVar(&f.triggers, "triggers", false, "also print the compaction triggers of Pi, Crush and loop")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	windows := f.ctxSize
+	if len(f.ctx) > 0 {
+		windows = f.ctx
+	}
+	var rep contextPlanReport
+	for _, w := range windows {
+		if w < 1024 {
+			return usagef("--ctx-size %d: a window has at least 1024 tokens", w)
+		}
+		rep.Strategies = append(rep.Strategies, window.Plan(w))
+		if f.triggers {
+			rep.Triggers = append(rep.Triggers, triggerRow{w, window.PiTrigger(w), window.CrushTrigger(w), window.ScaledTrigger(w)})
+		}
+	}
+	if f.jsonOut {
+		return writeJSON(stdout, rep)
+	}
+	if err := window.WriteStrategies(stdout, rep.Strategies); err != nil {
+		return err
+	}
+	if !f.triggers {
+		return nil
+	}
+	if _, err := io.WriteString(stdout, "\n"); err != nil {
+		return err
+	}
+	return window.WriteTriggers(stdout, windows, window.DefaultOpenHands)
+}
