@@ -198,6 +198,14 @@ func contextParams(p ContextParams, info Info) (C.struct_llama_context_params, e
 	cp.kv_unified = C.bool(p.UnifiedKV)
 	cp.n_threads = C.int32_t(threads)
 	cp.n_threads_batch = C.int32_t(batchThreads)
+	if err := kvParams(&cp, p); err != nil {
+		return cp, err
+	}
+	return cp, nil
+}
+
+// kvParams sets flash attention and the KV cache types.
+func kvParams(cp *C.struct_llama_context_params, p ContextParams) error {
 	switch strings.ToLower(p.FlashAttention) {
 	case "", "auto":
 		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_AUTO
@@ -206,7 +214,7 @@ func contextParams(p ContextParams, info Info) (C.struct_llama_context_params, e
 	case "off", "false", "0":
 		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_DISABLED
 	default:
-		return cp, detail(ErrInvalidArgument, "flash attention %q is not auto, on or off", p.FlashAttention)
+		return detail(ErrInvalidArgument, "flash attention %q is not auto, on or off", p.FlashAttention)
 	}
 	for _, kv := range []struct {
 		name string
@@ -217,14 +225,14 @@ func contextParams(p ContextParams, info Info) (C.struct_llama_context_params, e
 		}
 		t, ok := cacheTypes[strings.ToLower(kv.name)]
 		if !ok {
-			return cp, detail(ErrInvalidArgument, "unknown KV cache type %q", kv.name)
+			return detail(ErrInvalidArgument, "unknown KV cache type %q", kv.name)
 		}
 		*kv.dst = t
 	}
 	if p.CacheTypeV != "" && cp.type_v != C.GGML_TYPE_F16 && cp.flash_attn_type == C.LLAMA_FLASH_ATTN_TYPE_DISABLED {
-		return cp, detail(ErrInvalidArgument, "a quantized V cache needs flash attention")
+		return detail(ErrInvalidArgument, "a quantized V cache needs flash attention")
 	}
-	return cp, nil
+	return nil
 }
 
 // MaxThreads is ggml's GGML_MAX_N_THREADS: ggml-cpu asserts on more.

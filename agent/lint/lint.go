@@ -205,45 +205,17 @@ func readTool(t chat.Tool) toolDef {
 	for _, r := range def.Function.Parameters.Required {
 		required[r] = true
 	}
-	for _, m := range orderedMembers(def.Function.Parameters.Properties) {
+	for _, m := range chat.ObjectMembers(def.Function.Parameters.Properties) {
 		var p struct {
 			Type        json.RawMessage  `json:"type"`
 			Description *json.RawMessage `json:"description"`
 			MinLength   int              `json:"minLength"`
 		}
-		json.Unmarshal(m.value, &p)
+		json.Unmarshal(m.Value, &p)
 		var typ string
 		json.Unmarshal(p.Type, &typ)
-		out.params = append(out.params, param{name: m.key, typ: typ, hasDescription: p.Description != nil,
-			required: required[m.key], minLength: p.MinLength})
-	}
-	return out
-}
-
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// orderedMembers returns the members of a JSON object in the order
-// written; nothing when data is not an object.
-func orderedMembers(data json.RawMessage) []member {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var out []member
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return out
-		}
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			return out
-		}
-		out = append(out, member{key, v})
+		out.params = append(out.params, param{name: m.Key, typ: typ, hasDescription: p.Description != nil,
+			required: required[m.Key], minLength: p.MinLength})
 	}
 	return out
 }

@@ -71,13 +71,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	emit := func(ds []chat.Delta) {
-		for _, d := range ds {
-			if req.OnDelta != nil {
-				req.OnDelta(d)
-			}
-		}
-	}
+	emit := deltas(req.OnDelta)
 	emit(stream.Feed(prefill))
 	res, genErr := engine.Generate(ctx, c.slot, engine.Request{
 		Prompt: toks, Chain: ch, CallChain: callCh, Grammar: g, NPredict: req.MaxTokens,
@@ -89,6 +83,17 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		PromptN: res.Prefill.PromptN, PromptMs: res.Prefill.PromptMs, PredictedMs: res.PredictMs, GrammarRejected: res.Rejections}
 	c.finish(resp, res, v, req)
 	return resp, genErr
+}
+
+// deltas sends parsed pieces to onDelta, when set.
+func deltas(onDelta func(chat.Delta)) func([]chat.Delta) {
+	return func(ds []chat.Delta) {
+		for _, d := range ds {
+			if onDelta != nil {
+				onDelta(d)
+			}
+		}
+	}
 }
 
 // Tokenize turns a rendered prompt into the tokens Complete sends. A

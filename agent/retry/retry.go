@@ -109,20 +109,20 @@ func Shape(tool chat.Tool) string {
 	}
 	json.Unmarshal(tool.Parameters, &schema)
 	var parts []string
-	for _, m := range members(schema.Properties) {
-		if !slices.Contains(schema.Required, m.key) {
+	for _, m := range chat.ObjectMembers(schema.Properties) {
+		if !slices.Contains(schema.Required, m.Key) {
 			continue
 		}
 		var p struct {
 			Type        any    `json:"type"`
 			Description string `json:"description"`
 		}
-		json.Unmarshal(m.value, &p)
+		json.Unmarshal(m.Value, &p)
 		label := p.Description
 		if label == "" {
-			label = m.key
+			label = m.Key
 		}
-		key, _ := json.Marshal(m.key)
+		key, _ := json.Marshal(m.Key)
 		if p.Type == "string" {
 			parts = append(parts, fmt.Sprintf(`%s: "<%s>"`, key, label))
 		} else {
@@ -134,10 +134,10 @@ func Shape(tool chat.Tool) string {
 
 // argumentValue returns the compact JSON of a top-level argument.
 func argumentValue(arguments, key string) (string, bool) {
-	for _, m := range members(json.RawMessage(arguments)) {
-		if m.key == key {
+	for _, m := range chat.ObjectMembers(json.RawMessage(arguments)) {
+		if m.Key == key {
 			var b bytes.Buffer
-			if err := json.Compact(&b, m.value); err != nil {
+			if err := json.Compact(&b, m.Value); err != nil {
 				return "", false
 			}
 			return b.String(), true
@@ -149,35 +149,8 @@ func argumentValue(arguments, key string) (string, bool) {
 // argumentOrder returns the argument names in the order written.
 func argumentOrder(arguments string) []string {
 	var keys []string
-	for _, m := range members(json.RawMessage(arguments)) {
-		keys = append(keys, m.key)
+	for _, m := range chat.ObjectMembers(json.RawMessage(arguments)) {
+		keys = append(keys, m.Key)
 	}
 	return keys
-}
-
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// members returns the members of a JSON object in the order written.
-func members(data json.RawMessage) []member {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var out []member
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return out
-		}
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
-			return out
-		}
-		out = append(out, member{key, v})
-	}
-	return out
 }
