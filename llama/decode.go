@@ -148,7 +148,11 @@ func (c *Context) decode(ctx context.Context, b *Batch) error {
 	cb.n_tokens = C.int32_t(b.n)
 	var errbuf [256]C.char
 	c.outputs = c.outputs[:0]
+	// An abort makes llama.cpp log three errors (graph_compute,
+	// process_ubatch, llama_decode); a deliberate one is not an error.
+	logs := holdLogs()
 	rc := C.loop_decode(c.c, cb, &errbuf[0], C.size_t(len(errbuf)))
+	logs.release(rc == 2)
 	switch {
 	case rc == 0:
 		flags := unsafe.Slice((*int8)(unsafe.Pointer(b.b.logits)), b.n)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -550,3 +551,38 @@ func BenchmarkLazyAccept(b *testing.B) {
 		b.ReportMetric(float64(last.Microseconds())/1000, "ms/last-1k")
 	}
 }
+
+// TestAbortIsQuiet cancels a long prefill: llama.cpp logs three ERROR
+// lines for an aborted decode (graph_compute, process_ubatch,
+// llama_decode), which `loop complete` printed before "interrupted". A
+// deliberate abort logs nothing at error level.
+func TestAbortIsQuiet(t *testing.T) {
+	var logs strings.Builder
+	var mu sync.Mutex
+	llama.SetLogger(slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}), &slog.HandlerOptions{Level: slog.LevelError})))
+	defer llama.SetLogger(nil)
+	m := load(t, testmodels.BenchQwen2Q8)
+	c := newContext(t, m, llama.ContextParams{ContextSize: 2048})
+	prompt := make([]llama.Token, 2000)
+	for i := range prompt {
+		prompt[i] = llama.Token(1000 + i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	if _, err := c.DecodeTokens(ctx, 0, 0, prompt, true); !errors.Is(err, context.Canceled) {
+		t.Fatalf("DecodeTokens = %v, want context.Canceled", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if logs.Len() > 0 {
+		t.Errorf("a deliberate abort logged errors:\n%s", logs.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -38,6 +38,15 @@ type pendingLine struct {
 type errorCapture struct {
 	tid   uint64
 	lines []string
+	// held, when holding, keeps every record of the call back from the
+	// logger until the caller decides (see holdLogs).
+	holding bool
+	held    []heldRecord
+}
+
+type heldRecord struct {
+	level slog.Level
+	msg   string
 }
 
 // captureErrors starts collecting the errors that llama.cpp logs on this
@@ -49,6 +58,32 @@ func captureErrors() *errorCapture {
 	logState.captures[c.tid] = c
 	logState.Unlock()
 	return c
+}
+
+// holdLogs starts a capture that keeps every record llama.cpp logs on
+// this thread from the logger; finish it with release.
+func holdLogs() *errorCapture {
+	c := captureErrors()
+	logState.Lock()
+	c.holding = true
+	logState.Unlock()
+	return c
+}
+
+// release ends a holdLogs capture: the held records go to the logger,
+// unless drop says they report what the caller did on purpose (the errors
+// llama.cpp logs for a decode that loop aborted).
+func (c *errorCapture) release(drop bool) {
+	c.stop()
+	if drop {
+		return
+	}
+	logState.Lock()
+	l := logState.logger
+	logState.Unlock()
+	for _, r := range c.held {
+		l.Log(context.Background(), r.level, r.msg, "source", "llama.cpp")
+	}
 }
 
 // stop ends the capture and returns the messages joined by "; ".
@@ -141,8 +176,13 @@ func emitLog(id uint64, p *pendingLine) {
 	if msg == "" {
 		return
 	}
-	if c := logState.captures[id]; c != nil && p.level >= slog.LevelError {
+	c := logState.captures[id]
+	if c != nil && p.level >= slog.LevelError {
 		c.lines = append(c.lines, msg)
+	}
+	if c != nil && c.holding {
+		c.held = append(c.held, heldRecord{p.level, msg})
+		return
 	}
 	logState.logger.Log(context.Background(), p.level, msg, "source", "llama.cpp")
 }
