@@ -39,6 +39,9 @@ type Request struct {
 	// Stop ends generation when the text contains one of these strings; the
 	// text is cut before it.
 	Stop []string
+	// OnPrefill, when set, hears how far the prefill of Prompt is: the
+	// tokens computed and the tokens to compute, after each batch.
+	OnPrefill func(done, total int)
 	// OnText, when set, receives the text as it is generated, in complete
 	// UTF-8 pieces, holding back what could be the start of a stop string.
 	OnText func(string)
@@ -88,7 +91,9 @@ func Generate(ctx context.Context, slot *llama.Slot, req Request) (*Result, erro
 		res.PredictMs = float64(time.Since(start).Microseconds()) / 1000
 	}()
 	if len(req.Prompt) > 0 {
+		slot.Progress = req.OnPrefill
 		st, err := slot.Prefill(ctx, req.Prompt)
+		slot.Progress = nil
 		res.Prefill = st
 		start = time.Now()
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -586,3 +587,30 @@ func TestAbortIsQuiet(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestPrefillProgress prefills 3,000 tokens with batches of 1,024: the
+// slot reports 1,024, 2,048 and 3,000 of 3,000, and the result is the same
+// as without a Progress.
+func TestPrefillProgress(t *testing.T) {
+	m := load(t, testmodels.TinyQwen15F32)
+	c := newContext(t, m, llama.ContextParams{ContextSize: 4096, BatchSize: 1024})
+	slot, _ := llama.NewSlot(c, 0)
+	prompt := make([]llama.Token, 3000)
+	for i := range prompt {
+		prompt[i] = llama.Token(100 + i)
+	}
+	var seen []int
+	slot.Progress = func(done, total int) {
+		if total != len(prompt) {
+			t.Errorf("total %d, want %d", total, len(prompt))
+		}
+		seen = append(seen, done)
+	}
+	st, err := slot.Prefill(context.Background(), prompt)
+	if err != nil || st.PromptN != 3000 || slot.Len() != 3000 {
+		t.Fatalf("Prefill = %+v, %v; slot holds %d", st, err, slot.Len())
+	}
+	if want := []int{1024, 2048, 3000}; !slices.Equal(seen, want) {
+		t.Errorf("progress %v, want %v", seen, want)
+	}
+}

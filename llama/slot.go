@@ -9,6 +9,11 @@ import (
 // that a new prompt reuses the longest cached prefix, as llama-server's
 // slots do. A Slot is not safe for concurrent use.
 type Slot struct {
+	// Progress, when set, is called during a Prefill after each batch
+	// with the prompt tokens computed so far and the tokens to compute: a
+	// long prompt can show its progress.
+	Progress func(done, total int)
+
 	ctx    *Context
 	seq    int
 	tokens []Token
@@ -122,11 +127,30 @@ func (s *Slot) Prefill(ctx context.Context, prompt []Token) (PrefillStats, error
 	s.tokens = s.tokens[:n]
 	st.CacheN = n
 	start := time.Now()
-	done, err := s.ctx.DecodeTokens(ctx, s.seq, n, prompt[n:], true)
+	done, err := s.decodeNew(ctx, n, prompt[n:])
 	st.PromptMs = float64(time.Since(start).Microseconds()) / 1000
 	st.PromptN = done
 	s.tokens = append(s.tokens, prompt[n:n+done]...)
 	return st, err
+}
+
+// decodeNew decodes toks from position pos, a batch at a time when
+// Progress wants to hear of each, with logits for the last token.
+func (s *Slot) decodeNew(ctx context.Context, pos int, toks []Token) (int, error) {
+	if s.Progress == nil {
+		return s.ctx.DecodeTokens(ctx, s.seq, pos, toks, true)
+	}
+	done := 0
+	for done < len(toks) {
+		n := min(s.ctx.BatchSize(), len(toks)-done)
+		got, err := s.ctx.DecodeTokens(ctx, s.seq, pos+done, toks[done:done+n], done+n == len(toks))
+		done += got
+		if err != nil {
+			return done, err
+		}
+		s.Progress(done, len(toks))
+	}
+	return done, nil
 }
 
 // Append evaluates one more token (a sampled one) at the end of the slot and

@@ -74,7 +74,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	emit := deltas(req.OnDelta)
 	emit(stream.Feed(prefill))
 	res, genErr := engine.Generate(ctx, c.slot, engine.Request{
-		Prompt: toks, Chain: ch, CallChain: callCh, Grammar: g, NPredict: req.MaxTokens,
+		Prompt: toks, Chain: ch, CallChain: callCh, Grammar: g, NPredict: req.MaxTokens, OnPrefill: req.OnPrefill,
 		OnText: func(s string) { emit(stream.Feed(s)) },
 	})
 	resp.Parsed = stream.Finish()

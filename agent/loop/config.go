@@ -53,6 +53,8 @@ type Config struct {
 	Sink transcript.Sink
 	// OnDelta receives the model's reply as it streams, with its step.
 	OnDelta func(step int, d chat.Delta)
+	// OnPrefill hears how far a step's prompt prefill is.
+	OnPrefill func(step, done, total int)
 }
 
 // Guards says which parts of the reliability layer run. The zero value

@@ -43,9 +43,12 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 		Sampling: a.sampling(a.cfg.Sampling, sampler.PresetProse), CallSampling: a.callSampling(),
 		MaxTokens: a.maxTokens, Extra: a.cfg.Extra,
 	}
+	step := a.step
 	if a.cfg.OnDelta != nil {
-		step := a.step
 		req.OnDelta = func(d chat.Delta) { a.cfg.OnDelta(step, d) }
+	}
+	if a.cfg.OnPrefill != nil {
+		req.OnPrefill = func(done, total int) { a.cfg.OnPrefill(step, done, total) }
 	}
 	a.emit(transcript.Event{Kind: transcript.KindRequest, ToolChoice: choiceName(a.force), Tools: toolNames(a.tools), Messages: len(req.Messages)})
 	a.force, a.maxTokens = forceChoice{}, a.cfg.maxTokens()

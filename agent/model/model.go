@@ -61,6 +61,9 @@ type Request struct {
 	// OnDelta receives the reply as it streams: content, reasoning, and
 	// call pieces.
 	OnDelta func(chat.Delta)
+	// OnPrefill, when set, hears how far the prompt's prefill is (tokens
+	// computed, tokens to compute), batch by batch.
+	OnPrefill func(done, total int)
 	// IDSeed seeds generated call ids (0: random).
 	IDSeed uint64
 }

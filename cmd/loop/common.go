@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/grammar"
@@ -91,20 +90,12 @@ func (f *modelFlags) load(ctx context.Context, stderr io.Writer, vocabOnly bool)
 	if err := f.setup(stderr); err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	shown := false
-	progress := func(p float32) {
-		if time.Since(start) > 500*time.Millisecond || shown {
-			fmt.Fprintf(stderr, "\rloading %s: %3.0f%%", filepath.Base(f.model), p*100)
-			shown = true
-		}
-	}
+	bar := newProgressBar(stderr, "loading "+filepath.Base(f.model), 100)
 	m, err := llama.LoadModel(ctx, f.model, llama.ModelParams{
-		GPULayers: f.gpuLayers, NoMmap: f.noMmap, Mlock: f.mlock, VocabOnly: vocabOnly, Progress: progress,
+		GPULayers: f.gpuLayers, NoMmap: f.noMmap, Mlock: f.mlock, VocabOnly: vocabOnly,
+		Progress: func(p float32) { bar.set(int(p * 100)) },
 	})
-	if shown {
-		fmt.Fprintln(stderr)
-	}
+	bar.done()
 	return m, err
 }
 

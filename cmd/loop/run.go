@@ -161,6 +161,7 @@ func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.W
 	}
 	if !f.jsonOut {
 		cfg.OnDelta = sinks.term.delta
+		cfg.OnPrefill = prefillBar(stderr)
 	}
 	a, err := loop.New(cfg)
 	return a, sinks, err
@@ -181,6 +182,21 @@ func presetsWith(o sampler.Overrides) (prose, call sampler.Config, err error) {
 		}
 	}
 	return prose, call, nil
+}
+
+// prefillBar shows a long prompt's prefill, step by step.
+func prefillBar(stderr io.Writer) func(step, done, total int) {
+	var bar *progressBar
+	return func(step, done, total int) {
+		if bar == nil {
+			bar = newProgressBar(stderr, fmt.Sprintf("step %d: reading the prompt", step), total)
+		}
+		bar.set(done)
+		if done >= total {
+			bar.done()
+			bar = nil
+		}
+	}
 }
 
 // interactive reads instructions line by line into one conversation.
