@@ -123,3 +123,28 @@ func TestFixtureRun(t *testing.T) {
 		})
 	}
 }
+
+// TestNamesFile: a task that names a file requires a call on its first
+// step; other tasks start with auto.
+func TestNamesFile(t *testing.T) {
+	for task, want := range map[string]string{
+		"TestTotal fails in calc.go. Make the test pass.": "required",
+		"fix src/app/main.py":                             "required",
+		"read pom.xml and tell me the Java version":       "required",
+		"What does this project do, e.g. in one line?":    "auto",
+		"upgrade to v1.2 please":                          "auto",
+		"Say hello.":                                      "auto",
+	} {
+		script, _ := model.NewScript("hermes", []model.Reply{{Text: "Hello."}})
+		ws, _ := tools.NewWorkspace(t.TempDir(), tools.Config{})
+		var evs events
+		a, err := loop.New(loop.Config{Model: script, Tools: tools.Default(), Workspace: ws, Sink: &evs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Run(context.Background(), task)
+		if got := evs.kinds(transcript.KindRequest)[0].ToolChoice; got != want {
+			t.Errorf("task %q: first tool_choice %s, want %s", task, got, want)
+		}
+	}
+}

@@ -21,9 +21,10 @@ type forceChoice struct {
 	tool string
 }
 
-// namesFile matches a task that names a file (a path with an extension):
-// its first step must act, so it requires a call.
-var namesFile = regexp.MustCompile(`(^|[\s"'(])[\w.-]*[\w-](/[\w.-]+)*\.[A-Za-z]{1,6}\b`)
+// namesFile matches a task that names a file (a path with a source, build
+// or text file's extension): its first step must act, so it requires a
+// call. "e.g." and "v1.2" are not files.
+var namesFile = regexp.MustCompile(`(^|[\s"'(])[\w.-]*[\w-](/[\w.-]+)*\.(go|mod|py|js|jsx|ts|tsx|java|kt|rs|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|sh|md|txt|json|yaml|yml|toml|xml|html|css|sql|gradle|proto|lock|cfg|ini|env)\b`)
 
 // firstChoice is the first request's tool_choice: required when the task
 // names a file, auto else. required is for one step only: a run whose
