@@ -22,14 +22,6 @@ import (
 func (a *Agent) retry(t turn) (Outcome, bool) {
 	msg := t.errorFor()
 	a.emit(transcript.Event{Kind: transcript.KindRejected, Reason: t.bad, Text: msg})
-	if a.retries >= a.cfg.Guards.retries() {
-		return a.end(BadReply, t.bad, nil), true
-	}
-	a.retries++
-	a.out.Retries++
-	if t.bad == badCutOff {
-		a.maxTokens = 2 * a.cfg.maxTokens()
-	}
 	from := len(a.history)
 	if t.toolErrs != nil {
 		// The calls parsed: each gets a result, the error for the bad
@@ -47,6 +39,14 @@ func (a *Agent) retry(t turn) (Outcome, bool) {
 	}
 	for i := from; i < len(a.history); i++ {
 		a.pending = append(a.pending, i)
+	}
+	if a.retries >= a.cfg.Guards.retries() {
+		return a.end(BadReply, t.bad, nil), true
+	}
+	a.retries++
+	a.out.Retries++
+	if t.bad == badCutOff {
+		a.maxTokens = 2 * a.cfg.maxTokens()
 	}
 	return Outcome{}, false
 }

@@ -1,0 +1,65 @@
+package loop_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/loop"
+	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/agent/tools"
+)
+
+// TestSeedRetryHistory replays seed 000 Example 5 through the loop: a
+// wrong argument name fixed on the first retry leaves 4 messages up to the
+// valid call (question, failed attempt, its error, valid attempt), 2 when
+// failed attempts are pruned once the valid call ran; three different
+// mistakes with a retry budget of 2 give up with 7 (the question and three
+// attempts with their errors). The error sent back is the seed's.
+func TestSeedRetryHistory(t *testing.T) {
+	readArgs := func(args string) string { return call(`{"name": "read_file", "arguments": ` + args + `}`) }
+	ws, _ := tools.NewWorkspace(t.TempDir(), tools.Config{})
+	set, err := tools.NewSet(seedTool{"read_file", `"path": {"type": "string", "description": "file path"}`, &seedWorkspace{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(prune bool, replies ...string) (loop.Outcome, []chat.Message) {
+		rs := make([]model.Reply, len(replies))
+		for i, r := range replies {
+			rs[i] = model.Reply{Text: r}
+		}
+		script, _ := model.NewScript("hermes", rs)
+		a, err := loop.New(loop.Config{Model: script, Tools: set, Workspace: ws,
+			Guards: loop.Guards{Retries: 2, PruneRetries: prune, NoGate: true, NoForce: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := a.Run(context.Background(), "What is in pom.xml?")
+		return out, a.History()
+	}
+	upToValid := func(h []chat.Message) int {
+		for i, m := range h {
+			if len(m.ToolCalls) > 0 && strings.Contains(m.ToolCalls[0].Function.Arguments, `"path"`) {
+				return i + 1
+			}
+		}
+		return -1
+	}
+	out, h := run(false, readArgs(`{"file": "pom.xml"}`), readArgs(`{"path": "pom.xml"}`), "It declares the project.")
+	if out.Kind != loop.Done || upToValid(h) != 4 {
+		t.Errorf("scenario 1: %s, %d messages up to the valid call, want 4", out, upToValid(h))
+	}
+	want := `Invalid arguments for read_file: missing required argument 'path'; unknown argument 'file'. Expected {"path": "<file path>"}. Call read_file again with corrected arguments.`
+	if len(h) < 3 || h[2].Content != want {
+		t.Errorf("error sent back:\n%q\nwant the seed's\n%q", h[2].Content, want)
+	}
+	out, h = run(true, readArgs(`{"file": "pom.xml"}`), readArgs(`{"path": "pom.xml"}`), "It declares the project.")
+	if out.Kind != loop.Done || upToValid(h) != 2 {
+		t.Errorf("scenario 1 pruned: %s, %d messages up to the valid call, want 2", out, upToValid(h))
+	}
+	out, h = run(false, readArgs(`{"file": "pom.xml"}`), readArgs(`{"paths": ["pom.xml"]}`), readArgs(`{"path": 7}`))
+	if out.Kind != loop.BadReply || out.Reason != "args" || len(h) != 7 {
+		t.Errorf("scenario 2: %s, %d messages, want bad reply (args) and 7", out, len(h))
+	}
+}
