@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // TestParse parses each testdata/TestParse/<case>.gbnf and compares the
@@ -29,7 +30,7 @@ func TestParse(t *testing.T) {
 				t.Fatalf("Parse(%s) = %v", file, err)
 			}
 			out := g.String()
-			checkGolden(t, name+".out", out)
+			golden.Check(t, name+".out", out)
 			checkRoundTrip(t, g)
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // schemaCases are the golden schemas: the seeds' tools and the cases
@@ -64,7 +66,7 @@ func TestSchemaGolden(t *testing.T) {
 			for _, n := range b.Notes() {
 				fmt.Fprintf(&notes, "# note: %s\n", n)
 			}
-			checkGolden(t, tc.name+".gbnf", notes.String()+gbnf)
+			golden.Check(t, tc.name+".gbnf", notes.String()+gbnf)
 		})
 	}
 }
@@ -102,7 +104,7 @@ func TestToolCallGolden(t *testing.T) {
 				t.Errorf("Validate: %v", err)
 			}
 			head := fmt.Sprintf("# lazy: %v, triggers: %q\n", g.Lazy, g.Triggers)
-			checkGolden(t, tt.name+".gbnf", head+g.GBNF)
+			golden.Check(t, tt.name+".gbnf", head+g.GBNF)
 		})
 	}
 	if g, err := ToolCalls(Hermes, []Tool{read}, CallOptions{Choice: Choice{Mode: ChoiceNone}}); g != nil || err != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // TestCapsSeed checks the Qwen 2.5 template against llama-server's /props
@@ -66,7 +67,7 @@ func TestCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "caps.json", string(got)+"\n")
+	golden.Check(t, "caps.json", string(got)+"\n")
 }
 
 // TestCapsProbes checks each probe on small templates.

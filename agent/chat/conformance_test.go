@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // conformanceConversation is a whole tool round trip: system prompt,
@@ -71,7 +73,7 @@ func TestConformance(t *testing.T) {
 					t.Errorf("Render() lacks %q", w)
 				}
 			}
-			checkGolden(t, name+".txt", got)
+			golden.Check(t, name+".txt", got)
 		})
 	}
 }

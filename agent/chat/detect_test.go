@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // TestDetectFormat detects the call format of all 28 templates by
@@ -59,7 +61,7 @@ func TestDetectFormat(t *testing.T) {
 			}
 		})
 	}
-	checkGolden(t, "table.md", table.String())
+	golden.Check(t, "table.md", table.String())
 }
 
 // TestDetectFallback: a template whose call has a family's marker but

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // The examples of seed 004 (/work/shared/seeds/004_a651b790e8b03041.txt).
@@ -40,7 +41,7 @@ func TestSeedExample4(t *testing.T) {
 	fmt.Fprintf(&out, "plain text: calls=%d content=\"%s\"\n", len(answer.Calls), answer.Content)
 	llamaText := testFormat(t, "llama3").Parse(`{"answer": 42}`)
 	fmt.Fprintf(&out, "llama3 JSON without name: calls=%d\n", len(llamaText.Calls))
-	checkSeed(t, "output.txt", out.String())
+	golden.Seed(t, "output.txt", out.String())
 }
 
 // TestSeedExample5 runs the nine inputs of Example 5. The golden has the
@@ -62,7 +63,7 @@ func TestSeedExample5(t *testing.T) {
 		fmt.Fprintf(&out, "%d. calls=[%s] problems=[%s] content=\"%s\"\n", i+1, strings.Join(calls, ", "), strings.Join(kinds, ", "),
 			strings.ReplaceAll(p.Content, "\n", "\\n"))
 	}
-	checkGolden(t, "output.txt", out.String())
+	golden.Check(t, "output.txt", out.String())
 }
 
 // TestSeedExample7 is the round trip of Example 7 after a switch of models:
@@ -134,7 +135,7 @@ func TestSeedExample8(t *testing.T) {
 		match = match && r.ToolCallID == calls[i].ID
 	}
 	fmt.Fprintf(&out, "ids match positions: %v\n", match)
-	checkSeed(t, "output.txt", out.String())
+	golden.Seed(t, "output.txt", out.String())
 }
 
 // TestSeedExample10 accumulates the real 13-chunk stream of Example 10
@@ -166,7 +167,7 @@ func TestSeedExample10(t *testing.T) {
 		}
 		fmt.Fprintf(&out, "  joined arguments parse to %s\n", args)
 	}
-	checkSeed(t, "output.txt", out.String())
+	golden.Seed(t, "output.txt", out.String())
 }
 
 // TestSeedExample12 parses the five replies of Example 12 and prints them
@@ -187,5 +188,5 @@ func TestSeedExample12(t *testing.T) {
 			fmt.Fprintf(&out, "Unparsed[reason=%s]\n", p.Problems[0].Message)
 		}
 	}
-	checkSeed(t, "output.txt", out.String())
+	golden.Seed(t, "output.txt", out.String())
 }

@@ -1,52 +1,12 @@
 package chat
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// checkGolden compares got with testdata/<test>/<file>, or rewrites the
-// file with -update. Files taken from the seed texts are not goldens:
-// compare them with checkSeed, never through checkGolden.
-func checkGolden(t *testing.T, file, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", strings.SplitN(t.Name(), "/", 2)[0], file)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./agent/chat -update to write it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
-
-// checkSeed compares got with testdata/<test>/<file>, a file copied
-// verbatim from a seed's printed output: a reference, never rewritten,
-// -update or not.
-func checkSeed(t *testing.T, file, got string) {
-	t.Helper()
-	path := filepath.Join(strings.SplitN(t.Name(), "/", 2)[0], file)
-	if diff := cmp.Diff(readTestdata(t, path), got); diff != "" {
-		t.Errorf("testdata/%s (the seed's output, read-only) mismatch (-seed +got):\n%s", path, diff)
-	}
-}
 
 // readTestdata reads testdata/<path>.
 func readTestdata(t *testing.T, path string) string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // historyCall is a call of a history test and the result it gets.
@@ -104,7 +105,7 @@ func TestHistory(t *testing.T) {
 			})
 		}
 	}
-	checkGolden(t, "rewrites.txt", report.String())
+	golden.Check(t, "rewrites.txt", report.String())
 }
 
 func orNone(notes []string) []string {
@@ -205,7 +206,7 @@ func TestRenderPromptRoundTrip(t *testing.T) {
 				t.Fatalf("RenderPrompt() = %v", err)
 			}
 			checkHistory(t, p.Text, steps)
-			checkGolden(t, name+".txt", p.Text+"\n---\nrewrites:\n"+strings.Join(orNone(p.Rewrites), "\n")+"\n")
+			golden.Check(t, name+".txt", p.Text+"\n---\nrewrites:\n"+strings.Join(orNone(p.Rewrites), "\n")+"\n")
 		})
 	}
 }

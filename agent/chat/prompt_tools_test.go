@@ -3,6 +3,8 @@ package chat
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // TestPromptToolsSeed describes the two tools of seed 004 Example 12, with
@@ -21,7 +23,7 @@ func TestPromptToolsSeed(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].Role != "system" {
 		t.Fatalf("WithPromptTools(nil) = %+v, want one system message", msgs)
 	}
-	checkSeed(t, "seed-example12.txt", msgs[0].Content)
+	golden.Seed(t, "seed-example12.txt", msgs[0].Content)
 }
 
 // TestArgsExample derives short argument examples from schemas.

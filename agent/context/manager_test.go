@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // scriptedSummary is a summarizer that records its prompts.
@@ -194,7 +195,7 @@ func TestManagerSummaryPrompt(t *testing.T) {
 	if len(s.prompts) != 2 {
 		t.Fatalf("%d summaries, want 2", len(s.prompts))
 	}
-	checkGolden(t, "second_prompt.txt", s.prompts[1])
+	golden.Check(t, "second_prompt.txt", s.prompts[1])
 	if got := Shape(m.History()); got != "S U U A[c4] T(c4)" {
 		t.Errorf("history %s, want S U U A[c4] T(c4)", got)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // shortContextStep is one tool step of seed 000 Example 10.
@@ -94,7 +95,7 @@ func TestSeed000ShortContext(t *testing.T) {
 		}
 		fmt.Fprintf(&sb, "%-14s total prompt tokens processed: %s\n", name, thousands(total))
 	}
-	checkSeed(t, "seed000_example10.txt", sb.String())
+	golden.Seed(t, "seed000_example10.txt", sb.String())
 }
 
 // thousands writes n with commas, as Java's %,d.

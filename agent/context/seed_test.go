@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // The tests in this file reproduce the printed outputs of seed 002's
@@ -29,7 +30,7 @@ func TestSeedBudget(t *testing.T) {
 	if err := WriteBudgets(&sb, budgets, 60+1200); err != nil {
 		t.Fatal(err)
 	}
-	checkSeed(t, "seed002_example01.txt", sb.String())
+	golden.Seed(t, "seed002_example01.txt", sb.String())
 }
 
 // buildLog is the 43-line build log of seed 002 Example 3.
@@ -60,7 +61,7 @@ func TestSeedTruncation(t *testing.T) {
 			r.name, len(r.text), strings.Contains(r.text, "[ERROR]"), strings.Contains(r.text, "Building app"))
 	}
 	sb.WriteString("== lines 2+2 text:\n" + results[3].text + "\n")
-	checkSeed(t, "seed002_example03.txt", sb.String())
+	golden.Seed(t, "seed002_example03.txt", sb.String())
 }
 
 func callMsg(ids ...string) chat.Message {
@@ -104,7 +105,7 @@ func TestSeedPairSafeTrim(t *testing.T) {
 	for _, r := range rows {
 		fmt.Fprintf(&sb, "%-10s %s  -> %s\n", r.name+":", Shape(r.h), verdict(r.h))
 	}
-	checkSeed(t, "seed002_example04.txt", sb.String())
+	golden.Seed(t, "seed002_example04.txt", sb.String())
 }
 
 func namedCall(id, name, args string) chat.Message {
@@ -144,7 +145,7 @@ func TestSeedCompaction(t *testing.T) {
 	sb.WriteString("to summarizer:\n" + transcript)
 	fmt.Fprintf(&sb, "before: %d messages, ~%d tokens\n", len(before), tokens(before))
 	fmt.Fprintf(&sb, "after:  %d messages, ~%d tokens\n", len(after), tokens(after))
-	checkSeed(t, "seed002_example05.txt", sb.String())
+	golden.Seed(t, "seed002_example05.txt", sb.String())
 	if got, want := m.Files(), (FileLists{Modified: []string{"src/OrderService.java"}}); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Files() = %v, want %v", got, want)
 	}
@@ -157,7 +158,7 @@ func TestSeedTriggers(t *testing.T) {
 	if err := WriteTriggers(&sb, []int{8_192, 32_768, 131_072, 262_144}, DefaultOpenHands); err != nil {
 		t.Fatal(err)
 	}
-	checkSeed(t, "seed002_example06.txt", sb.String())
+	golden.Seed(t, "seed002_example06.txt", sb.String())
 }
 
 // TestSeedPrefixReuse: seed 002 Example 12, the common prefix of two
@@ -185,7 +186,7 @@ func TestSeedPrefixReuse(t *testing.T) {
 		}
 		fmt.Fprintf(&sb, "%-14s %s\n", r.name, reuse)
 	}
-	checkSeed(t, "seed002_example12.txt", sb.String())
+	golden.Seed(t, "seed002_example12.txt", sb.String())
 }
 
 // TestSeedStrategies: seed 002 Example 13, the window strategies.
@@ -194,7 +195,7 @@ func TestSeedStrategies(t *testing.T) {
 	if err := WriteStrategies(&sb, []Strategy{Plan(8_192), Plan(16_384), Plan(32_768)}); err != nil {
 		t.Fatal(err)
 	}
-	checkSeed(t, "seed002_example13.txt", sb.String())
+	golden.Seed(t, "seed002_example13.txt", sb.String())
 }
 
 // TestSeedContextManager: seed 002 Example 14, six turns on an 8,192-token
@@ -237,5 +238,5 @@ func TestSeedContextManager(t *testing.T) {
 		}
 		fmt.Fprintf(&sb, "turn %d: sent %d messages, ~%d tokens\n", turn, len(req.Messages), req.Tokens)
 	}
-	checkSeed(t, "seed002_example14.txt", sb.String())
+	golden.Seed(t, "seed002_example14.txt", sb.String())
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/internal/golden"
 )
 
 // subagentStep is a scripted step: a tool call, or the final answer when
@@ -53,5 +54,5 @@ func TestSeedSubagent(t *testing.T) {
 	parent := []subagentStep{{tool: "task", arg: "Find where Order ids are parsed. Report file and line."},
 		{answer: "The parsing happens in OrderController.java:41."}}
 	runScripted(&out, "parent", "Where are order ids parsed?", &parent, parentTools)
-	checkSeed(t, "seed002_example10.txt", out.String())
+	golden.Seed(t, "seed002_example10.txt", out.String())
 }

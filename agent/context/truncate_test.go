@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/loopagent/loop/internal/golden"
 )
 
 func TestTruncate(t *testing.T) {
@@ -105,7 +107,7 @@ func TestErrorFilter(t *testing.T) {
 			fmt.Fprintf(&sb, "== %s: %d -> %d chars\n%s\n", tt.name, len(tt.in), len(got), got)
 		})
 	}
-	checkGolden(t, "cut.txt", sb.String())
+	golden.Check(t, "cut.txt", sb.String())
 	if got, found := (ErrorFilter{}).Apply("ok\nall good\n"); found || got != "ok\nall good\n" {
 		t.Errorf("Apply(clean output) = %q, %t; want it whole, false", got, found)
 	}

@@ -1,40 +1,14 @@
 package repomap
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/loopagent/loop/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata (never the seed files)")
-
-// checkGolden compares got with testdata/<test>/<file>, or rewrites it
-// with -update.
-func checkGolden(t *testing.T, file, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", strings.SplitN(t.Name(), "/", 2)[0], file)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./agent/repomap -update to write it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
 
 var samples = []struct {
 	name, path, src string
@@ -195,7 +169,7 @@ func TestExtract(t *testing.T) {
 			if !ok {
 				t.Fatalf("Extract(%s): not read", s.path)
 			}
-			checkGolden(t, s.name+".txt", Render([]File{f}))
+			golden.Check(t, s.name+".txt", Render([]File{f}))
 		})
 	}
 }
