@@ -65,19 +65,6 @@ type File struct {
 // workspace.
 var ErrOutside = errors.New("not inside the workspace")
 
-// Error records a failed load and the path it was about, in the manner of
-// fs.PathError.
-type Error struct {
-	Op   string
-	Path string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Op + " " + e.Path + ": " + e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
 // Load returns the global files, then the instruction files from
 // workspace down to dir, one per directory. Links are followed only to
 // files inside the workspace.
@@ -92,7 +79,7 @@ func Load(workspace, dir string, cfg Config) ([]File, error) {
 	}
 	rel, err := filepath.Rel(root, cwd)
 	if err != nil || !local(rel) {
-		return nil, &Error{Op: "load instructions", Path: dir, Err: fmt.Errorf("%w %s", ErrOutside, workspace)}
+		return nil, &fs.PathError{Op: "load instructions", Path: dir, Err: fmt.Errorf("%w %s", ErrOutside, workspace)}
 	}
 	var files []File
 	for _, g := range cfg.Global {
@@ -143,7 +130,7 @@ func first(root, dir string, cfg Config) (File, bool, error) {
 			continue
 		}
 		if err != nil {
-			return File{}, false, &Error{Op: "load instructions", Path: path, Err: err}
+			return File{}, false, &fs.PathError{Op: "load instructions", Path: path, Err: err}
 		}
 		if rel, err := filepath.Rel(root, real); err != nil || !local(rel) {
 			continue // a link that leads out of the workspace
@@ -164,11 +151,11 @@ func readFile(path, heading string, cfg Config) (File, bool, error) {
 		return File{}, false, nil
 	}
 	if err != nil {
-		return File{}, false, &Error{Op: "load instructions", Path: path, Err: err}
+		return File{}, false, &fs.PathError{Op: "load instructions", Path: path, Err: err}
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return File{}, false, &Error{Op: "load instructions", Path: path, Err: err}
+		return File{}, false, &fs.PathError{Op: "load instructions", Path: path, Err: err}
 	}
 	f := File{Path: heading, Text: strings.ToValidUTF8(string(b), "\uFFFD")}
 	max := cfg.MaxChars
@@ -189,7 +176,7 @@ func realDir(dir string) (string, error) {
 		abs, err = filepath.EvalSymlinks(abs)
 	}
 	if err != nil {
-		return "", &Error{Op: "load instructions", Path: dir, Err: err}
+		return "", &fs.PathError{Op: "load instructions", Path: dir, Err: err}
 	}
 	return abs, nil
 }

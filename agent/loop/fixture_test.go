@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/loopagent/loop/agent/loop"
-	"github.com/loopagent/loop/agent/loopguard"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/agent/transcript"
@@ -74,22 +73,7 @@ func TestFixtureRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := copyFixture(t)
-			replies := []model.Reply{}
-			for _, r := range tt.replies {
-				replies = append(replies, model.Reply{Text: r})
-			}
-			var branches []model.Branch
-			if tt.afterNote != nil {
-				b := model.Branch{When: loopguard.Note}
-				for _, r := range tt.afterNote {
-					b.Replies = append(b.Replies, model.Reply{Text: r})
-				}
-				branches = append(branches, b)
-			}
-			script, err := model.NewScript("hermes", replies, branches...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			script := hermesScript(t, tt.replies, tt.afterNote)
 			ws, err := tools.NewWorkspace(dir, tools.Config{})
 			if err != nil {
 				t.Fatal(err)

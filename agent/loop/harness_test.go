@@ -120,25 +120,34 @@ func seedConfigs() []struct {
 	}{{"raw", off}, {"+repair", repair}, {"+retry", retry}, {"+loop", lg}, {"+verify", verify}}
 }
 
-// runScenario runs one scenario through the real loop and reports it as
-// the seed's harness does: PASS(requests) or FAIL:reason.
-func runScenario(t *testing.T, sc scenario, g loop.Guards) string {
-	replies := make([]model.Reply, len(sc.replies))
-	for i, r := range sc.replies {
-		replies[i] = model.Reply{Text: r}
+// hermesScript is a scripted model that answers in the Hermes format with
+// replies, in order; once the loop guard has sent its note, it answers with
+// afterNote instead (when afterNote is not nil).
+func hermesScript(t *testing.T, replies, afterNote []string) *model.Script {
+	t.Helper()
+	rs := make([]model.Reply, len(replies))
+	for i, r := range replies {
+		rs[i] = model.Reply{Text: r}
 	}
 	var branches []model.Branch
-	if sc.afterNote != nil {
+	if afterNote != nil {
 		b := model.Branch{When: loopguard.Note}
-		for _, r := range sc.afterNote {
+		for _, r := range afterNote {
 			b.Replies = append(b.Replies, model.Reply{Text: r})
 		}
 		branches = append(branches, b)
 	}
-	script, err := model.NewScript("hermes", replies, branches...)
+	script, err := model.NewScript("hermes", rs, branches...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return script
+}
+
+// runScenario runs one scenario through the real loop and reports it as
+// the seed's harness does: PASS(requests) or FAIL:reason.
+func runScenario(t *testing.T, sc scenario, g loop.Guards) string {
+	script := hermesScript(t, sc.replies, sc.afterNote)
 	ws, err := tools.NewWorkspace(t.TempDir(), tools.Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/loop"
-	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/tools"
 )
 
@@ -25,11 +24,7 @@ func TestSeedRetryHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(prune bool, replies ...string) (loop.Outcome, []chat.Message) {
-		rs := make([]model.Reply, len(replies))
-		for i, r := range replies {
-			rs[i] = model.Reply{Text: r}
-		}
-		script, _ := model.NewScript("hermes", rs)
+		script := hermesScript(t, replies, nil)
 		a, err := loop.New(loop.Config{Model: script, Tools: set, Workspace: ws,
 			Guards: loop.Guards{Retries: 2, PruneRetries: prune, NoGate: true, NoForce: true}})
 		if err != nil {

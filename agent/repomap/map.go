@@ -92,7 +92,7 @@ func Scan(dir string, opt Options) (*Map, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, &Error{Op: "scan", Path: dir, Err: err}
+		return nil, &fs.PathError{Op: "scan", Path: dir, Err: err}
 	}
 	return Build(files, opt), nil
 }
@@ -159,16 +159,3 @@ func Render(files []File) string {
 	}
 	return sb.String()
 }
-
-// Error records a failed operation and its path, in the manner of
-// fs.PathError.
-type Error struct {
-	Op   string
-	Path string
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Op + " " + e.Path + ": " + e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
