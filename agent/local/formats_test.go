@@ -18,11 +18,7 @@ import (
 // validates what it wrote: each format's grammar, parser and validator
 // agree on one complete, valid call.
 func TestFormatsEndToEnd(t *testing.T) {
-	m, err := llama.LoadModel(context.Background(), testmodels.Path(t, testmodels.TinyQwen3F16), llama.ModelParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := loadModel(t, testmodels.TinyQwen3F16)
 	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: 1024, Threads: 1})
 	if err != nil {
 		t.Fatal(err)

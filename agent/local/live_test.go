@@ -13,7 +13,6 @@ import (
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/internal/testmodels"
-	"github.com/loopagent/loop/llama"
 	"github.com/loopagent/loop/sampler"
 )
 
@@ -23,11 +22,7 @@ const seedTool = `[{"type": "function", "function": {"name": "read_file", "descr
 
 func newClient(t *testing.T) *local.Client {
 	t.Helper()
-	m, err := llama.LoadModel(context.Background(), testmodels.Path(t, testmodels.TinyQwen15F32), llama.ModelParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
+	m := loadModel(t, testmodels.TinyQwen15F32)
 	c, err := local.New(m, local.Options{ContextSize: 2048, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -125,11 +120,7 @@ func TestLiveSeedRun(t *testing.T) {
 // the grammar is its oneOf of calls and an answer, and the reply parses to
 // a valid call.
 func TestPromptBasedFallback(t *testing.T) {
-	m, err := llama.LoadModel(context.Background(), testmodels.Path(t, testmodels.TinyQwen15F32), llama.ModelParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := loadModel(t, testmodels.TinyQwen15F32)
 	src, err := os.ReadFile(filepath.Join(templatesDir(), "microsoft-Phi-3.5-mini-instruct.jinja"))
 	if err != nil {
 		t.Fatal(err)

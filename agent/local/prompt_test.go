@@ -9,7 +9,6 @@ import (
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/internal/testmodels"
-	"github.com/loopagent/loop/llama"
 )
 
 // TestPromptIsWhatCompleteSends renders a round trip with parallel calls
@@ -17,11 +16,7 @@ import (
 // Complete sends exactly that text, on the three templates that could not
 // render it before the history rewrites.
 func TestPromptIsWhatCompleteSends(t *testing.T) {
-	m, err := llama.LoadModel(context.Background(), testmodels.Path(t, testmodels.TinyQwen15F32), llama.ModelParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := loadModel(t, testmodels.TinyQwen15F32)
 	tools, err := chat.ParseTools([]byte(seedTool))
 	if err != nil {
 		t.Fatal(err)
