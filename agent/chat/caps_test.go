@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/internal/golden"
+	"github.com/loopagent/loop/internal/testmodels"
 )
 
 // TestCapsSeed checks the Qwen 2.5 template against llama-server's /props
@@ -22,7 +23,7 @@ func TestCapsSeed(t *testing.T) {
 	}
 }
 
-// TestCaps records the capabilities of every template of templateDir in
+// TestCaps records the capabilities of every template of testmodels.ChatTemplates() in
 // testdata/TestCaps/caps.json and checks a few by what their templates
 // visibly do.
 func TestCaps(t *testing.T) {
@@ -56,7 +57,7 @@ func TestCaps(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, ok := all[tt.name]
 			if !ok {
-				t.Skipf("%s is not in %s", tt.name, templateDir())
+				t.Skipf("%s is not in %s", tt.name, testmodels.ChatTemplates())
 			}
 			if !tt.check(c) {
 				t.Errorf("Caps(%s) = %+v", tt.name, c)

@@ -38,7 +38,7 @@ var conformanceDropsResults = map[string]bool{
 }
 
 // TestConformance renders the conversation with Render, as llama-server
-// would, on all 28 templates (templateDir and moreTemplateDir), and keeps
+// would, on all 28 templates (testmodels.ChatTemplates and moreTemplateDir), and keeps
 // each prompt as testdata/TestConformance/<name>.txt. TestHistory renders
 // what loop sends, rewrites included.
 // Where the template writes calls, the call must be in the prompt; the

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/loopagent/loop/internal/testmodels"
 )
 
 // readTestdata reads testdata/<path>.
@@ -18,23 +20,14 @@ func readTestdata(t *testing.T, path string) string {
 	return string(b)
 }
 
-// templateDir is where the chat templates of the conformance set are:
-// $LOOP_CHAT_TEMPLATES, else /work/shared/chat-templates.
-func templateDir() string {
-	if dir := os.Getenv("LOOP_CHAT_TEMPLATES"); dir != "" {
-		return dir
-	}
-	return filepath.Join("..", "..", "..", "shared", "chat-templates")
-}
-
 // moreTemplateDir holds the nine templates of chat-templates-more:
 // $LOOP_CHAT_TEMPLATES_MORE, else the folder chat-templates-more beside
-// templateDir.
+// testmodels.ChatTemplates.
 func moreTemplateDir() string {
 	if dir := os.Getenv("LOOP_CHAT_TEMPLATES_MORE"); dir != "" {
 		return dir
 	}
-	return filepath.Join(filepath.Dir(templateDir()), "chat-templates-more")
+	return filepath.Join(filepath.Dir(testmodels.ChatTemplates()), "chat-templates-more")
 }
 
 // moreTemplates are the templates of chat-templates-more.
@@ -44,17 +37,17 @@ var moreTemplates = []string{
 	"meetkai-functionary-medium-v3.1", "meta-llama-Llama-3.3-70B-Instruct", "moonshotai-Kimi-K2",
 }
 
-// templateNames lists the templates of templateDir, without ".jinja".
+// templateNames lists the templates of testmodels.ChatTemplates, without ".jinja".
 func templateNames(t testing.TB) []string {
 	t.Helper()
-	names := globTemplates(templateDir())
+	names := globTemplates(testmodels.ChatTemplates())
 	if len(names) == 0 {
-		t.Fatalf("no chat templates in %s: set LOOP_CHAT_TEMPLATES to a folder of *.jinja files (llama.cpp's models/templates)", templateDir())
+		t.Fatalf("no chat templates in %s: set LOOP_CHAT_TEMPLATES to a folder of *.jinja files (llama.cpp's models/templates)", testmodels.ChatTemplates())
 	}
 	return names
 }
 
-// allTemplateNames lists the templates of templateDir and moreTemplateDir:
+// allTemplateNames lists the templates of testmodels.ChatTemplates and moreTemplateDir:
 // the 28 of the conformance set. It fails when one of moreTemplates is in
 // neither.
 func allTemplateNames(t testing.TB) []string {
@@ -69,7 +62,7 @@ func allTemplateNames(t testing.TB) []string {
 	}
 	for _, n := range moreTemplates {
 		if !seen[n] {
-			t.Fatalf("no %s.jinja in %s or %s: set LOOP_CHAT_TEMPLATES_MORE to ../shared/chat-templates-more", n, templateDir(), moreTemplateDir())
+			t.Fatalf("no %s.jinja in %s or %s: set LOOP_CHAT_TEMPLATES_MORE to ../shared/chat-templates-more", n, testmodels.ChatTemplates(), moreTemplateDir())
 		}
 	}
 	sort.Strings(names)
@@ -87,10 +80,10 @@ func globTemplates(dir string) []string {
 	return names
 }
 
-// loadTemplate compiles <name>.jinja from templateDir or moreTemplateDir.
+// loadTemplate compiles <name>.jinja from testmodels.ChatTemplates or moreTemplateDir.
 func loadTemplate(t testing.TB, name, bos, eos string) *Template {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(templateDir(), name+".jinja"))
+	src, err := os.ReadFile(filepath.Join(testmodels.ChatTemplates(), name+".jinja"))
 	if os.IsNotExist(err) {
 		src, err = os.ReadFile(filepath.Join(moreTemplateDir(), name+".jinja"))
 	}

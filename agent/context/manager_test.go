@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/internal/golden"
+	"github.com/loopagent/loop/internal/testmodels"
 )
 
 // scriptedSummary is a summarizer that records its prompts.
@@ -258,11 +257,7 @@ func TestManagerMeasure(t *testing.T) {
 // request of a scripted session extends the one before between
 // compactions, as Example 11's stable layout measured.
 func TestPrefixQwenTemplate(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "chat-templates", "Qwen-Qwen2.5-7B-Instruct.jinja"))
-	if err != nil {
-		t.Fatalf("%v (the chat templates are in /work/shared/chat-templates)", err)
-	}
-	tmpl, err := chat.NewTemplate(string(src), "", "<|im_end|>")
+	tmpl, err := chat.NewTemplate(testmodels.ChatTemplate(t, "Qwen-Qwen2.5-7B-Instruct"), "", "<|im_end|>")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,13 @@ package fewshot
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/internal/golden"
+	"github.com/loopagent/loop/internal/testmodels"
 )
 
 func call(name, args string) chat.ToolCall {
@@ -67,15 +66,7 @@ func thousands(n int) string {
 // seed's ChatML block, after its system turn: the block's size is the
 // size of what the model reads.
 func TestChatMLIsTheTemplate(t *testing.T) {
-	dir := os.Getenv("LOOP_CHAT_TEMPLATES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "chat-templates")
-	}
-	src, err := os.ReadFile(filepath.Join(dir, "Qwen-Qwen2.5-7B-Instruct.jinja"))
-	if err != nil {
-		t.Fatalf("%v: set LOOP_CHAT_TEMPLATES to a folder of llama.cpp's models/templates", err)
-	}
-	tmpl, err := chat.NewTemplate(string(src), "", "<|im_end|>")
+	tmpl, err := chat.NewTemplate(testmodels.ChatTemplate(t, "Qwen-Qwen2.5-7B-Instruct"), "", "<|im_end|>")
 	if err != nil {
 		t.Fatal(err)
 	}

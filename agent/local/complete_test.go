@@ -55,7 +55,7 @@ func userMessages(t *testing.T, raw string) []chat.Message {
 func TestOneBOS(t *testing.T) {
 	m := loadModel(t, testmodels.TinyLlama3Q8)
 	msgs := userMessages(t, `[{"role": "user", "content": "What is in pom.xml?"}]`)
-	qwen, err := os.ReadFile(filepath.Join(templatesDir(), "Qwen-Qwen2.5-7B-Instruct.jinja"))
+	qwen, err := os.ReadFile(filepath.Join(testmodels.ChatTemplates(), "Qwen-Qwen2.5-7B-Instruct.jinja"))
 	if err != nil {
 		t.Fatal(err)
 	}

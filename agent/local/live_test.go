@@ -121,7 +121,7 @@ func TestLiveSeedRun(t *testing.T) {
 // a valid call.
 func TestPromptBasedFallback(t *testing.T) {
 	m := loadModel(t, testmodels.TinyQwen15F32)
-	src, err := os.ReadFile(filepath.Join(templatesDir(), "microsoft-Phi-3.5-mini-instruct.jinja"))
+	src, err := os.ReadFile(filepath.Join(testmodels.ChatTemplates(), "microsoft-Phi-3.5-mini-instruct.jinja"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,11 +147,4 @@ func TestPromptBasedFallback(t *testing.T) {
 	if len(resp.Message.ToolCalls) != 1 || len(resp.Violations) != 0 {
 		t.Errorf("prompt-based reply: %+v, violations %v, problems %v", resp.Message, resp.Violations, resp.Parsed.Problems)
 	}
-}
-
-func templatesDir() string {
-	if d := os.Getenv("LOOP_CHAT_TEMPLATES"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared", "chat-templates")
 }

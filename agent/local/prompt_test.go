@@ -33,7 +33,7 @@ func TestPromptIsWhatCompleteSends(t *testing.T) {
 	}
 	for _, name := range []string{"google-gemma-2-2b-it", "ibm-granite-granite-3.3-2B-Instruct", "meta-llama-Llama-3.1-8B-Instruct"} {
 		t.Run(name, func(t *testing.T) {
-			src, err := os.ReadFile(filepath.Join(templatesDir(), name+".jinja"))
+			src, err := os.ReadFile(filepath.Join(testmodels.ChatTemplates(), name+".jinja"))
 			if err != nil {
 				t.Fatal(err)
 			}

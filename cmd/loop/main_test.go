@@ -234,7 +234,7 @@ func TestTemplateCommand(t *testing.T) {
 			r.Tokens, r.NoTools, r.ToolsCost, r.Format.Format, r.Prompt == string(want))
 	}
 	code, out, _ = runLoop(t, "template", "-m", model, "--messages", conv, "--chat-template-file",
-		filepath.Join(templatesDir(), "meta-llama-Llama-3.1-8B-Instruct.jinja"))
+		filepath.Join(testmodels.ChatTemplates(), "meta-llama-Llama-3.1-8B-Instruct.jinja"))
 	if code != 0 || !strings.Contains(out, "<|start_header_id|>user<|end_header_id|>") {
 		t.Errorf("loop template --chat-template-file = %d, %q", code, out)
 	}
@@ -252,7 +252,7 @@ func TestTemplateRewrites(t *testing.T) {
 		{"role": "tool", "tool_call_id": "call0abc1", "content": "<project>demo</project>"}]`), 0o644)
 	os.WriteFile(tools, []byte(`[{"type": "function", "function": {"name": "read_file", "description": "Read a text file.", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]`), 0o644)
 	code, out, errOut := runLoop(t, "template", "-m", model, "--messages", conv, "--tools", tools,
-		"--chat-template-file", filepath.Join(templatesDir(), "google-gemma-2-2b-it.jinja"))
+		"--chat-template-file", filepath.Join(testmodels.ChatTemplates(), "google-gemma-2-2b-it.jinja"))
 	if code != 0 {
 		t.Fatalf("loop template = %d: %s %s", code, out, errOut)
 	}
@@ -263,13 +263,6 @@ func TestTemplateRewrites(t *testing.T) {
 			t.Errorf("loop template lacks %q:\n%s", want, out)
 		}
 	}
-}
-
-func templatesDir() string {
-	if d := os.Getenv("LOOP_CHAT_TEMPLATES"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared", "chat-templates")
 }
 
 // TestRunScript runs `loop run --script` on a copy of the fixture

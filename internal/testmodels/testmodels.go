@@ -1,6 +1,7 @@
 // Package testmodels locates the random-weight GGUF models that `make
-// testdata` generates for loop's tests and benchmarks. A missing model fails
-// the test with the command that makes it; nothing is skipped silently.
+// testdata` generates for loop's tests and benchmarks, and the chat
+// templates of the conformance set. A missing model or template fails the
+// test with what to do; nothing is skipped silently.
 package testmodels
 
 import (
@@ -44,6 +45,27 @@ func Path(tb testing.TB, name string) string {
 		tb.Fatalf("test model %s is missing (%v): run `make testdata` at the repository root", name, err)
 	}
 	return p
+}
+
+// ChatTemplates returns the folder of the conformance set's chat templates:
+// $LOOP_CHAT_TEMPLATES, or shared/chat-templates beside the repository.
+func ChatTemplates() string {
+	if d := os.Getenv("LOOP_CHAT_TEMPLATES"); d != "" {
+		return d
+	}
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "chat-templates")
+}
+
+// ChatTemplate returns the source of <name>.jinja in ChatTemplates,
+// failing tb when it cannot be read.
+func ChatTemplate(tb testing.TB, name string) string {
+	tb.Helper()
+	src, err := os.ReadFile(filepath.Join(ChatTemplates(), name+".jinja"))
+	if err != nil {
+		tb.Fatalf("%v: set LOOP_CHAT_TEMPLATES to a folder of llama.cpp's models/templates", err)
+	}
+	return string(src)
 }
 
 // BenchThreads is the thread count of the benchmarks: 2, as in the issues'
