@@ -137,3 +137,54 @@ func stringArgs(arguments string) map[string]string {
 	}
 	return out
 }
+
+// Default are the seed's two examples (seed 000 Example 8), with loop's
+// tool names: a read_file of "example/build.gradle" and a shell run of
+// "mvn -q test". Their values exist in no real workspace, so a copied one
+// fails fast, and the copy check catches it first.
+func Default() Shots {
+	return Shots{
+		{User: "Which Java version does the build use?",
+			Call:   chat.ToolCall{Function: chat.FunctionCall{Name: "read_file", Arguments: `{"path": "example/build.gradle"}`}},
+			Result: "1| plugins { id 'java' }\n2| java { toolchain { languageVersion = JavaLanguageVersion.of(21) } }",
+			Answer: "The build uses Java 21 (line 2 of example/build.gradle)."},
+		{User: "Do the tests pass?",
+			Call:   chat.ToolCall{Function: chat.FunctionCall{Name: "shell", Arguments: `{"command": "mvn -q test"}`}},
+			Result: "exit code 1\n[ERROR] Tests run: 12, Failures: 1\n[ERROR] OrderTest.total:31 expected:<30> but was:<27>",
+			Answer: "No. OrderTest.total fails at line 31: expected 30, got 27."},
+	}
+}
+
+// fileShot is a Shot in a JSON file.
+type fileShot struct {
+	User string `json:"user"`
+	Call struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"call"`
+	Result string `json:"result"`
+	Answer string `json:"answer"`
+}
+
+// Parse reads examples from JSON: an array of {"user", "call": {"name",
+// "arguments"}, "result", "answer"}. Every field is required and the
+// arguments must be a JSON object.
+func Parse(data []byte) (Shots, error) {
+	var raw []fileShot
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("few-shot examples: %w", err)
+	}
+	out := make(Shots, 0, len(raw))
+	for i, r := range raw {
+		var args map[string]any
+		switch {
+		case r.User == "" || r.Call.Name == "" || r.Result == "" || r.Answer == "":
+			return nil, fmt.Errorf("few-shot example %d: user, call.name, result and answer are required", i+1)
+		case json.Unmarshal(r.Call.Arguments, &args) != nil || args == nil:
+			return nil, fmt.Errorf("few-shot example %d: call.arguments must be a JSON object, got %s", i+1, r.Call.Arguments)
+		}
+		out = append(out, Shot{User: r.User, Result: r.Result, Answer: r.Answer,
+			Call: chat.ToolCall{Function: chat.FunctionCall{Name: r.Call.Name, Arguments: string(r.Call.Arguments)}}})
+	}
+	return out, nil
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/model"
@@ -29,25 +30,37 @@ var _ model.Model = (*Client)(nil)
 // generation fails or ctx is cancelled, the Response holds what was
 // generated so far, parsed, with the error.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
+	start := time.Now()
+	var u Usage
 	msgs, prefill := splitPrefill(req.Messages)
+	req, err := withReasoning(c.toolTmpl, req)
+	if err != nil {
+		return nil, err
+	}
 	v, err := validator(req)
 	if err != nil {
 		return nil, err
 	}
+	u.ValidateMs = msSince(start) // compiling the tools' schemas
 	f, err := c.format(req)
 	if err != nil {
 		return nil, err
 	}
+	t := time.Now()
 	prompt, err := c.render(msgs, req, f.Name())
 	if err != nil {
 		return nil, err
 	}
 	prompt += prefill
+	u.RenderMs = msSince(t)
 	resp := &Response{Prompt: prompt, Format: f.Name()}
+	t = time.Now()
 	toks, err := Tokenize(c.model, prompt)
 	if err != nil {
 		return nil, err
 	}
+	u.TokenizeMs = msSince(t)
+	t = time.Now()
 	g, err := c.grammar(f, req, prefill)
 	if err != nil {
 		return nil, err
@@ -55,6 +68,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	if g != nil {
 		defer g.Close()
 	}
+	u.GrammarMs = msSince(t)
 	ch, err := c.chain(req.Sampling)
 	if err != nil {
 		return nil, err
@@ -72,18 +86,44 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	emit := deltas(req.OnDelta)
-	emit(stream.Feed(prefill))
-	res, genErr := engine.Generate(ctx, c.slot, engine.Request{
+	feed := func(s string) {
+		t := time.Now()
+		ds := stream.Feed(s)
+		u.ParseMs += msSince(t)
+		emit(ds)
+	}
+	feed(prefill)
+	er := engine.Request{
 		Prompt: toks, Chain: ch, CallChain: callCh, Grammar: g, NPredict: req.MaxTokens, OnPrefill: req.OnPrefill,
-		OnText: func(s string) { emit(stream.Feed(s)) },
-	})
+		OnText: func(s string) {
+			if u.FirstTokenMs == 0 {
+				u.FirstTokenMs = msSince(start)
+			}
+			feed(s)
+		},
+	}
+	var res *engine.Result
+	var genErr error
+	if b := f.ReasoningBlock(); b != nil && req.ReasoningBudget > 0 && req.Reasoning != model.ReasoningOff {
+		res, genErr = c.budgeted(ctx, er, req, b, prompt, feed)
+	} else {
+		res, genErr = engine.Generate(ctx, c.slot, er)
+	}
+	t = time.Now()
 	resp.Parsed = stream.Finish()
+	u.ParseMs += msSince(t)
 	resp.Text = res.Text
-	resp.Usage = Usage{PromptTokens: len(toks), CompletionTokens: len(res.Tokens), CacheN: res.Prefill.CacheN,
-		PromptN: res.Prefill.PromptN, PromptMs: res.Prefill.PromptMs, PredictedMs: res.PredictMs, GrammarRejected: res.Rejections}
+	u.PromptTokens, u.CompletionTokens, u.CacheN, u.PromptN = len(toks), len(res.Tokens), res.Prefill.CacheN, res.Prefill.PromptN
+	u.PromptMs, u.PredictedMs, u.GrammarRejected = res.Prefill.PromptMs, res.PredictMs, res.Rejections
+	t = time.Now()
 	c.finish(resp, res, v, req)
+	u.ValidateMs += msSince(t)
+	resp.Usage = u
 	return resp, genErr
 }
+
+// msSince is the time since t in milliseconds.
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
 
 // deltas sends parsed pieces to onDelta, when set.
 func deltas(onDelta func(chat.Delta)) func([]chat.Delta) {

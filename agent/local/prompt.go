@@ -13,6 +13,10 @@ import (
 // shows is what `loop chat` and `loop run` send.
 func Prompt(t *chat.Template, format string, req Request) (chat.Prompt, error) {
 	msgs, prefill := splitPrefill(req.Messages)
+	req, err := withReasoning(t, req)
+	if err != nil {
+		return chat.Prompt{}, err
+	}
 	p, err := renderPrompt(t, msgs, req, format)
 	p.Text += prefill
 	return p, err

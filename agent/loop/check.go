@@ -21,6 +21,7 @@ const (
 	badArgs   = "args"    // arguments that do not fit the schema
 	badCount  = "count"   // more calls than a reply may carry
 	badFormat = "format"  // a call written outside the format, not recovered
+	badCopy   = "copied"  // a call that copies a few-shot example's value
 )
 
 // turn is a checked reply: the calls that may run, or why none may.
@@ -75,7 +76,40 @@ func (a *Agent) check(resp *model.Response) turn {
 	if verr == nil {
 		a.validate(&t, v)
 	}
+	if t.bad == "" {
+		a.copyCheck(&t)
+	}
 	return t
+}
+
+// copyCheck refuses calls that copy a value from a few-shot example which
+// the conversation never mentions (seed 000 Example 8): a small model
+// that writes the example's path reads the wrong file.
+func (a *Agent) copyCheck(t *turn) {
+	if len(a.cfg.FewShot) == 0 {
+		return
+	}
+	var seen strings.Builder
+	for _, m := range a.history {
+		seen.WriteString(m.Content)
+		seen.WriteByte('\n')
+	}
+	for i, c := range t.calls {
+		copies := a.cfg.FewShot.Copied(seen.String(), c)
+		if len(copies) == 0 {
+			continue
+		}
+		if t.toolErrs == nil {
+			t.toolErrs = map[int]string{}
+		}
+		t.bad = badCopy
+		var b strings.Builder
+		for _, cp := range copies {
+			fmt.Fprintf(&b, "The %s %q comes from an example, not from this task. ", cp.Argument, cp.Value)
+		}
+		b.WriteString("Nothing ran. Use the files and values of this task.")
+		t.toolErrs[i] = b.String()
+	}
 }
 
 // problems turns what the parser could not read into a reason and a

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/fewshot"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/agent/transcript"
@@ -22,6 +23,11 @@ type Config struct {
 	Workspace *tools.Workspace
 	// System is the system prompt; empty means DefaultSystem.
 	System string
+	// FewShot are examples placed right after the system prompt, where
+	// they never change and so stay in the prompt cache (seed 000 Example
+	// 8). A call that copies an example's value which the conversation
+	// never mentions does not run: it goes back as a bad reply ("copied").
+	FewShot fewshot.Shots
 
 	// MaxSteps bounds the model requests of a Run; 0 means 30.
 	MaxSteps int
@@ -41,9 +47,13 @@ type Config struct {
 	// that of tool calls, from the moment a call starts. Nil means the
 	// presets "prose" and "tool-call" (see sampler.Preset).
 	Sampling, CallSampling *sampler.Config
-	// Extra are template variables for every request (the reasoning
-	// switches: {"enable_thinking": false}).
+	// Extra are template variables for every request.
 	Extra json.RawMessage
+	// Reasoning turns the model's reasoning on or off through its
+	// template's switch, and ReasoningBudget caps it per reply (see
+	// model.Request); the zero values keep the template's default, uncapped.
+	Reasoning       model.Reasoning
+	ReasoningBudget int
 	// ParallelToolCalls lets a reply carry several calls; MaxCalls caps
 	// them (0: no cap beyond the grammar's).
 	ParallelToolCalls bool

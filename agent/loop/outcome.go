@@ -65,7 +65,8 @@ type Outcome struct {
 	PromptN          int           // prompt tokens computed (after cache reuse)
 	CacheN           int           // prompt tokens taken from the cache
 	CompletionTokens int           // tokens generated
-	ModelTime        time.Duration // prefill and generation
+	ModelTime        time.Duration // the model requests, whole
+	AgentTime        time.Duration // the harness's own work (transcript.StepTiming.AgentMs)
 	Wall             time.Duration
 	Classes          map[string]int // steps per failure class
 }

@@ -42,7 +42,7 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 		Messages: a.messages(), Tools: a.tools, ToolChoice: grammar.Choice{Mode: a.force.mode, Function: a.force.tool},
 		ParallelToolCalls: a.cfg.ParallelToolCalls, MaxCalls: a.cfg.MaxCalls,
 		Sampling: a.sampling(a.cfg.Sampling, sampler.PresetProse), CallSampling: a.callSampling(),
-		MaxTokens: a.maxTokens, Extra: a.cfg.Extra,
+		MaxTokens: a.maxTokens, Extra: a.cfg.Extra, Reasoning: a.cfg.Reasoning, ReasoningBudget: a.cfg.ReasoningBudget,
 	}
 	step := a.step
 	if a.cfg.OnDelta != nil {
@@ -70,13 +70,14 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 	return resp, err
 }
 
-// messages are the system prompt and the history.
+// messages are the system prompt, the few-shot examples and the history.
 func (a *Agent) messages() []chat.Message {
 	system := a.cfg.System
 	if system == "" {
 		system = DefaultSystem
 	}
-	return append([]chat.Message{{Role: "system", Content: system}}, a.history...)
+	msgs := append([]chat.Message{{Role: "system", Content: system}}, a.cfg.FewShot.Messages()...)
+	return append(msgs, a.history...)
 }
 
 // sampling returns cfg, or the named preset over llama.cpp's defaults.

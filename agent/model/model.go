@@ -18,6 +18,7 @@ package model
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/grammar"
@@ -56,6 +57,14 @@ type Request struct {
 	MaxTokens int
 	// Extra are template variables, a JSON object ({"enable_thinking": false}).
 	Extra json.RawMessage
+	// Reasoning turns the model's reasoning on or off through the
+	// template's own switch (chat.ReasoningSwitch); the zero value keeps
+	// the default. ReasoningBudget caps the reasoning at that many tokens
+	// (0: no cap): when it is spent, the client closes the reasoning block
+	// itself and the model goes on with its answer or call. Variables in
+	// Extra win over the switch.
+	Reasoning       Reasoning
+	ReasoningBudget int
 	// Whitespace of the calls' JSON (default: at most one space).
 	Whitespace grammar.Whitespace
 	// OnDelta receives the reply as it streams: content, reasoning, and
@@ -66,6 +75,29 @@ type Request struct {
 	OnPrefill func(done, total int)
 	// IDSeed seeds generated call ids (0: random).
 	IDSeed uint64
+}
+
+// Reasoning is a request's reasoning setting.
+type Reasoning int
+
+// The reasoning settings.
+const (
+	ReasoningDefault Reasoning = iota // the template's default (see chat.ReasoningSwitch.DefaultOn)
+	ReasoningOn
+	ReasoningOff
+)
+
+// ParseReasoning reads "on", "off" or "" (the default).
+func ParseReasoning(s string) (Reasoning, error) {
+	switch s {
+	case "":
+		return ReasoningDefault, nil
+	case "on":
+		return ReasoningOn, nil
+	case "off":
+		return ReasoningOff, nil
+	}
+	return 0, fmt.Errorf("reasoning %q: want on or off", s)
 }
 
 // Response is a finished completion.
@@ -98,4 +130,22 @@ type Usage struct {
 	PromptMs         float64 `json:"prompt_ms"`
 	PredictedMs      float64 `json:"predicted_ms"`
 	GrammarRejected  int     `json:"grammar_rejected"`
+
+	// The client's own work on the request, in milliseconds, apart from
+	// the model's prefill and generation: rendering the prompt, tokenizing
+	// it, building the call grammar, parsing the stream as it arrives and
+	// validating the calls. FirstTokenMs runs from the request to the
+	// first generated text, all of these and the prefill included.
+	RenderMs     float64 `json:"render_ms,omitempty"`
+	TokenizeMs   float64 `json:"tokenize_ms,omitempty"`
+	GrammarMs    float64 `json:"grammar_ms,omitempty"`
+	ParseMs      float64 `json:"parse_ms,omitempty"`
+	ValidateMs   float64 `json:"validate_ms,omitempty"`
+	FirstTokenMs float64 `json:"ttft_ms,omitempty"`
+}
+
+// OverheadMs is the client's own time: render, tokenize, grammar, parse
+// and validate.
+func (u Usage) OverheadMs() float64 {
+	return u.RenderMs + u.TokenizeMs + u.GrammarMs + u.ParseMs + u.ValidateMs
 }

@@ -40,6 +40,7 @@ const (
 	KindNote     = "note"     // the agent's own message to the model (loop note, verification request)
 	KindClass    = "class"    // the classifier's label of a step
 	KindOutcome  = "outcome"  // the run ends
+	KindTiming   = "timing"   // where a step's time went
 )
 
 // Event is one thing that happened in a run. Only the fields of its kind
@@ -73,10 +74,30 @@ type Event struct {
 	IsError bool           `json:"is_error,omitempty"`
 	Ms      float64        `json:"ms,omitempty"`
 
+	Timing *StepTiming `json:"timing,omitempty"`
+
 	Class   string `json:"class,omitempty"`
 	Outcome string `json:"outcome,omitempty"`
 	Detail  string `json:"detail,omitempty"`
 }
+
+// StepTiming is where one step's wall time went, in milliseconds: the
+// model's prefill and generation, the client's own work on the request
+// (render, tokenize, grammar, parse, validate: model.Usage.OverheadMs),
+// the agent's check of the reply (repair, validation, count), the tools,
+// and the rest of the agent's step (history, loop guard, gate, events).
+type StepTiming struct {
+	StepMs   float64 `json:"step_ms"`
+	ModelMs  float64 `json:"model_ms"`
+	ClientMs float64 `json:"client_ms"`
+	CheckMs  float64 `json:"check_ms"`
+	ToolsMs  float64 `json:"tools_ms"`
+	OtherMs  float64 `json:"other_ms"`
+}
+
+// AgentMs is the harness's own time: everything but the model and the
+// tools.
+func (t StepTiming) AgentMs() float64 { return t.ClientMs + t.CheckMs + t.OtherMs }
 
 // Sink receives events.
 type Sink interface {

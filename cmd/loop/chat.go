@@ -26,6 +26,7 @@ type chatFlags struct {
 	format       string
 	whitespace   string
 	jsonOut      bool
+	reasoning    reasoningFlags
 }
 
 func (f *chatFlags) registerAll(fs *pflag.FlagSet) {
@@ -37,6 +38,7 @@ func (f *chatFlags) registerAll(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.parallel, "parallel-tool-calls", false, "allow several calls")
 	fs.IntVar(&f.maxCalls, "max-calls", 0, "with --parallel-tool-calls, the most calls (0: no limit)")
 	f.registerGen(fs, 512)
+	f.reasoning.register(fs)
 	fs.StringVar(&f.templateFile, "chat-template-file", "", "use this Jinja chat template instead of the model's")
 	fs.StringVar(&f.format, "tool-format", "", "call format instead of the detected one: "+strings.Join(chat.FormatNames(), ", "))
 	fs.StringVar(&f.whitespace, "whitespace", "single", "whitespace in calls' JSON: single, compact or flexible")
@@ -169,5 +171,6 @@ func (f *chatFlags) request() (local.Request, error) {
 		return req, err
 	}
 	req.ParallelToolCalls, req.MaxCalls, req.MaxTokens = f.parallel, f.maxCalls, f.predict()
-	return req, nil
+	req.Reasoning, req.ReasoningBudget, err = f.reasoning.values()
+	return req, err
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopagent/loop/agent/fewshot"
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
@@ -35,7 +35,9 @@ type runFlags struct {
 	yes        bool
 	jsonOut    bool
 	transcript string
-	reasoning  string
+	reasoning  reasoningFlags
+	timings    bool
+	fewShot    string
 	guards     loop.Guards
 }
 
@@ -53,7 +55,9 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.yes, "yes", false, "run every shell command without asking")
 	fs.BoolVar(&f.jsonOut, "json", false, "write the events as JSON lines instead of the terminal view")
 	fs.StringVar(&f.transcript, "transcript", "", "append the run's events to this JSONL file (default: in the user cache directory)")
-	fs.StringVar(&f.reasoning, "reasoning", "", "on or off: the template's thinking switch (default: the template's)")
+	f.reasoning.register(fs)
+	fs.StringVar(&f.fewShot, "few-shot", "", `few-shot examples after the system prompt: "default" (the seed's two) or a JSON file of {user, call: {name, arguments}, result, answer}`)
+	fs.BoolVar(&f.timings, "timings", false, "print where each step's time went (cache, prefill, decode, the agent's own parts) at the end")
 	fs.BoolVar(&f.guards.NoRepair, "no-repair", false, "do not repair the JSON of calls")
 	fs.BoolVar(&f.guards.NoRecover, "no-recover", false, "do not recover calls written outside the format")
 	fs.IntVar(&f.guards.Retries, "retries", 0, "bad replies sent back before giving up (0: 2, -1: none)")
@@ -156,8 +160,11 @@ func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.W
 		}
 		cfg.Sampling, cfg.CallSampling = &prose, &call
 	}
-	if f.reasoning != "" {
-		cfg.Extra = json.RawMessage(fmt.Sprintf(`{"enable_thinking": %v}`, f.reasoning == "on"))
+	if cfg.Reasoning, cfg.ReasoningBudget, err = f.reasoning.values(); err != nil {
+		return nil, nil, err
+	}
+	if cfg.FewShot, err = readShots(f.fewShot); err != nil {
+		return nil, nil, err
 	}
 	if !f.jsonOut {
 		cfg.OnDelta = sinks.term.delta
@@ -165,6 +172,25 @@ func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.W
 	}
 	a, err := loop.New(cfg)
 	return a, sinks, err
+}
+
+// readShots reads --few-shot.
+func readShots(arg string) (fewshot.Shots, error) {
+	switch arg {
+	case "":
+		return nil, nil
+	case "default":
+		return fewshot.Default(), nil
+	}
+	b, err := os.ReadFile(arg)
+	if err != nil {
+		return nil, err
+	}
+	shots, err := fewshot.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", arg, err)
+	}
+	return shots, nil
 }
 
 // presetsWith layers the command line's sampling flags over both presets.

@@ -18,6 +18,7 @@ type runSinks struct {
 	term  *termView
 	file  *transcript.Writer
 	path  string
+	times *timingTable // --timings
 }
 
 func (f *runFlags) sinks(stdout, stderr io.Writer) (*runSinks, error) {
@@ -40,10 +41,17 @@ func (f *runFlags) sinks(stdout, stderr io.Writer) (*runSinks, error) {
 		s.term = &termView{w: stdout, color: colorOK(stdout)}
 		s.multi = append(s.multi, s.term)
 	}
+	if f.timings {
+		s.times = &timingTable{}
+		s.multi = append(s.multi, s.times)
+	}
 	return s, nil
 }
 
 func (s *runSinks) close(stderr io.Writer) {
+	if s.times != nil {
+		s.times.print(stderr)
+	}
 	if err := s.file.Close(); err != nil {
 		fmt.Fprintf(stderr, "loop run: transcript %s: %v\n", s.path, err)
 		return
