@@ -88,7 +88,7 @@ test: vet testdata
 # The race build compiles llama.cpp once more (about 3 minutes on 2 cores).
 RACE_PKGS := ./llama/ ./engine/ ./agent/local/
 race: links testdata
-	$(NATIVE_ENV) $(GO) test -race -count=1 $(RACE_PKGS)
+	$(NATIVE_ENV) $(GO) test -race -short -count=1 $(RACE_PKGS)
 
 bench: links testdata
 	$(NATIVE_ENV) $(GO) test -run '^$$' -bench . -benchtime 3x ./llama/

@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/loopagent/loop/agent/chat"
@@ -19,19 +20,20 @@ import (
 // keeps the task (the first user message) and the summary.
 func (m *Manager) Compact(ctx context.Context) (Compaction, error) {
 	c := Compaction{Before: m.Total()}
+	fixed := m.fixed()
 	cut := m.cut()
-	if cut == 2 && m.summary != nil && isSame(m.history[1], *m.summary) {
+	if cut == fixed+1 && m.summary != nil && isSame(m.history[fixed], *m.summary) {
 		cut = 0 // only the last summary is old: nothing new to summarize
 	}
-	if cut > 1 {
-		old := m.history[1:cut]
+	if cut > fixed {
+		old := m.history[fixed:cut]
 		summary, err := m.summarize(ctx, old)
 		if err != nil {
 			return c, err
 		}
 		kept, stubbed := StubStale(m.history[cut:], m.cfg.Classify)
 		c.Removed, c.Stubbed = len(old), stubbed
-		m.history = append([]chat.Message{m.history[0], summary}, kept...)
+		m.history = append(append(slices.Clone(m.history[:fixed]), summary), kept...)
 		m.summary = &summary
 	}
 	if m.Total()+m.cfg.Reserve > m.cfg.Window {
@@ -50,8 +52,8 @@ func (m *Manager) Compact(ctx context.Context) (Compaction, error) {
 // (one long turn of `loop run`), then at an assistant message.
 func (m *Manager) cut() int {
 	at := m.cutPoint(m.cfg.CutAt)
-	if m.cfg.CutAt == AtUser && (at <= 1 || m.tokensFrom(at) > 2*m.cfg.KeepRecent) {
-		if a := m.cutPoint(AtAssistant); a > 1 {
+	if m.cfg.CutAt == AtUser && (at <= m.fixed() || m.tokensFrom(at) > 2*m.cfg.KeepRecent) {
+		if a := m.cutPoint(AtAssistant); a > m.fixed() {
 			return a
 		}
 	}
@@ -71,11 +73,11 @@ func isSame(a, b chat.Message) bool { return a.Role == b.Role && a.Content == b.
 
 // cutPoint walks back from the newest message, adding up tokens, and
 // returns the index of the last place where cut allows a history to
-// start, once the kept part reaches KeepRecent; 0 or 1 when there is
-// nothing to cut.
+// start, once the kept part reaches KeepRecent; at most fixed() when
+// there is nothing to cut.
 func (m *Manager) cutPoint(cut CutAt) int {
 	at, kept := len(m.history), 0
-	for i := len(m.history) - 1; i > 1; i-- {
+	for i := len(m.history) - 1; i > m.fixed(); i-- {
 		kept += m.tokens(m.history[i])
 		if cut.CanCut(m.history[i]) {
 			at = i
@@ -112,7 +114,7 @@ func (m *Manager) summarize(ctx context.Context, old []chat.Message) (chat.Messa
 // reset keeps the system message, then the task and the summary in one
 // user message: the safety net when the kept turns alone are too big.
 func (m *Manager) reset() {
-	out := []chat.Message{m.history[0]}
+	out := slices.Clone(m.history[:m.fixed()])
 	var text string
 	if m.task != nil {
 		text = m.task.Text()

@@ -61,6 +61,10 @@ type Config struct {
 	// TranscriptChars cuts tool results in the summarizer's transcript; 0
 	// means TranscriptResultChars.
 	TranscriptChars int
+	// Pinned is the number of messages after the system message that are
+	// fixed for the session (few-shot examples): like the system message,
+	// a compaction keeps them verbatim and never cuts among them.
+	Pinned int
 }
 
 // Manager owns an agent's history between the loop and the model (seed
@@ -135,6 +139,49 @@ func New(cfg Config) *Manager {
 	return &Manager{cfg: cfg, history: []chat.Message{cfg.System}}
 }
 
+// fixed is the number of leading messages a compaction keeps verbatim:
+// the system message and the pinned ones.
+func (m *Manager) fixed() int { return 1 + m.cfg.Pinned }
+
+// Replace sets the whole history, the system message and the pinned
+// messages first, for an agent that keeps its own record between
+// requests (it adds notes, prunes failed attempts) and asks the manager
+// only to check, compact and fit it. The history must hold valid pairs;
+// tool results are not capped again (see Cap). The file lists and the
+// last summary carry over.
+func (m *Manager) Replace(msgs []chat.Message) error {
+	if len(msgs) < m.fixed() {
+		return &Error{Op: "replace", Subject: fmt.Sprintf("%d messages", len(msgs)),
+			Err: fmt.Errorf("want the system message and %d pinned ones first", m.cfg.Pinned)}
+	}
+	m.history = slices.Clone(msgs)
+	if m.task == nil { // the first task stays the task
+		for _, msg := range m.history[m.fixed():] {
+			if msg.Role == "user" {
+				task := msg
+				m.task = &task
+				break
+			}
+		}
+	}
+	if err := m.repair(); err != nil {
+		return &Error{Op: "replace", Err: err}
+	}
+	return nil
+}
+
+// Cap is the cap on entry of a tool result of the tool named tool
+// (Caps.Apply with the manager's settings): what the history may hold of
+// it. failed says its command failed, so that its output is cut to its
+// error lines.
+func (m *Manager) Cap(tool, text string, failed bool) string {
+	if m.cfg.ToolCap <= 0 {
+		return text
+	}
+	caps := Caps{Chars: m.cfg.ToolCap, Policies: m.cfg.Policies, Within: m.cfg.CapWithin, Errors: m.cfg.Errors}
+	return caps.Apply(tool, text, failed)
+}
+
 // Add appends a message. A tool result is capped first (Caps.Apply, as
 // a successful command); AddResult says whether the command failed. A
 // message that breaks the call/result pairs is refused.
@@ -149,10 +196,7 @@ func (m *Manager) AddResult(msg chat.Message, failed bool) (Added, error) {
 	if msg.Role == "tool" {
 		text := msg.Text()
 		a.Before = utf8.RuneCountInString(text)
-		if m.cfg.ToolCap > 0 {
-			caps := Caps{Chars: m.cfg.ToolCap, Policies: m.cfg.Policies, Within: m.cfg.CapWithin, Errors: m.cfg.Errors}
-			text = caps.Apply(toolName(m.history, msg), text, failed)
-		}
+		text = m.Cap(toolName(m.history, msg), text, failed)
 		a.After = utf8.RuneCountInString(text)
 		a.Cut = text != msg.Text()
 		msg.Content, msg.Parts = text, nil
@@ -192,7 +236,8 @@ func (m *Manager) Request(ctx context.Context) (Request, error) {
 		return Request{}, &Error{Op: "request", Err: err}
 	}
 	var req Request
-	if m.Total() > m.cfg.CompactAt {
+	req.Tokens = m.Total()
+	if req.Tokens > m.cfg.CompactAt {
 		c, err := m.Compact(ctx)
 		if err != nil {
 			return Request{}, err
@@ -200,8 +245,8 @@ func (m *Manager) Request(ctx context.Context) (Request, error) {
 		if c.Removed > 0 || c.Reset {
 			req.Compaction = &c
 		}
+		req.Tokens = c.After
 	}
-	req.Tokens = m.Total()
 	if req.Tokens+m.cfg.Reserve > m.cfg.Window {
 		return Request{}, &Error{Op: "request", Subject: m.overflow(req.Tokens), Err: ErrContextFull}
 	}

@@ -81,6 +81,9 @@ func (c *Client) Detection() chat.Detection { return c.detection }
 // Caps returns the template's capabilities.
 func (c *Client) Caps() chat.Caps { return c.toolTmpl.Caps() }
 
+// ContextSize is the context window in tokens.
+func (c *Client) ContextSize() int { return c.ctx.Size() }
+
 // Close frees the context. The model stays open.
 func (c *Client) Close() error {
 	return c.ctx.Close()

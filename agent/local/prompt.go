@@ -2,6 +2,7 @@ package local
 
 import (
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/grammar"
 )
 
@@ -37,4 +38,34 @@ func (c *Client) render(msgs []chat.Message, req Request, format string) (string
 func renderPrompt(t *chat.Template, msgs []chat.Message, req Request, format string) (chat.Prompt, error) {
 	return t.RenderPrompt(chat.PromptInput{Messages: msgs, Tools: req.Tools, Format: format,
 		ToolChoiceNone: req.ToolChoice.Mode == grammar.ChoiceNone, AddGenerationPrompt: true, Extra: req.Extra})
+}
+
+var _ model.Counter = (*Client)(nil)
+
+// PromptTokens is the size in tokens of the prompt Complete sends for req.
+func (c *Client) PromptTokens(req Request) (int, error) {
+	msgs, prefill := splitPrefill(req.Messages)
+	req, err := withReasoning(c.toolTmpl, req)
+	if err != nil {
+		return 0, err
+	}
+	f, err := c.format(req)
+	if err != nil {
+		return 0, err
+	}
+	prompt, err := c.render(msgs, req, f.Name())
+	if err != nil {
+		return 0, err
+	}
+	toks, err := Tokenize(c.model, prompt+prefill)
+	return len(toks), err
+}
+
+// Tokens is the size of text in tokens, without special tokens added.
+func (c *Client) Tokens(text string) int {
+	toks, err := c.model.Tokenize(text, false, false)
+	if err != nil {
+		return len(text) / 3
+	}
+	return len(toks)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopagent/loop/agent/chat"
+	window "github.com/loopagent/loop/agent/context"
 	"github.com/loopagent/loop/agent/gate"
 	"github.com/loopagent/loop/agent/loopguard"
 	"github.com/loopagent/loop/agent/transcript"
@@ -21,6 +22,7 @@ type Agent struct {
 	gate    *gate.Gate
 	guard   loopguard.Detector
 	sink    transcript.Sink
+	window  *window.Manager // context management, or nil
 
 	// per Run
 	out       Outcome
@@ -50,6 +52,7 @@ func New(cfg Config) (*Agent, error) {
 		a.sink = transcript.Multi(nil)
 	}
 	a.guard = loopguard.Detector{Repeats: cfg.Guards.LoopRepeats, Cycles: cfg.Guards.LoopCycles}
+	a.newWindow()
 	return a, nil
 }
 

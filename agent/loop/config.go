@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopagent/loop/agent/chat"
+	window "github.com/loopagent/loop/agent/context"
 	"github.com/loopagent/loop/agent/fewshot"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/tools"
@@ -36,6 +37,15 @@ type Config struct {
 	MaxTokens int
 	// Timeout bounds the wall time of a Run; 0 means none.
 	Timeout time.Duration
+
+	// Context manages the history between the agent and the model
+	// (agent/context): tool results capped on entry, the call/result
+	// pairs checked before every request, compaction above the trigger,
+	// and a typed error instead of an overflow. System and Pinned are
+	// filled in by the agent; with a model.Counter, Counter and Measure
+	// too (exact budgets). Nil means none: the history grows until the
+	// model's context is full.
+	Context *window.Config
 
 	// Guards turns the reliability layer's parts off, one by one.
 	Guards Guards

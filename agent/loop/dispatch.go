@@ -62,7 +62,7 @@ func (a *Agent) observe(t turn, results []result) (Outcome, bool) {
 	stop := false
 	for i, c := range t.calls {
 		r := results[i]
-		content := r.Content
+		content := a.capResult(c.Function.Name, r.Content, r.IsError || r.ExitCode != 0)
 		if !a.cfg.Guards.NoLoopGuard {
 			switch a.guard.Check(c, content) {
 			case loopguard.Warn:

@@ -61,6 +61,7 @@ type Outcome struct {
 	Calls            int           // calls executed
 	Repairs          int           // calls repaired or recovered
 	Retries          int           // bad replies sent back
+	Compactions      int           // compactions of the history
 	PromptTokens     int           // prompt tokens of every request
 	PromptN          int           // prompt tokens computed (after cache reuse)
 	CacheN           int           // prompt tokens taken from the cache
@@ -81,6 +82,9 @@ func (o Outcome) String() string {
 	fmt.Fprintf(&b, ": %d requests, %d calls", o.Requests, o.Calls)
 	if o.Repairs > 0 || o.Retries > 0 {
 		fmt.Fprintf(&b, ", %d repaired, %d retried", o.Repairs, o.Retries)
+	}
+	if o.Compactions > 0 {
+		fmt.Fprintf(&b, ", %d compacted", o.Compactions)
 	}
 	fmt.Fprintf(&b, ", %d prompt tokens (%d computed, %d cached), %d generated, %s",
 		o.PromptTokens, o.PromptN, o.CacheN, o.CompletionTokens, o.Wall.Round(time.Millisecond))

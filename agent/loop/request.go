@@ -38,6 +38,9 @@ func (a *Agent) firstChoice(task string) forceChoice {
 
 // complete sends the next request and records its reply.
 func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
+	if err := a.fit(ctx); err != nil {
+		return nil, err
+	}
 	req := model.Request{
 		Messages: a.messages(), Tools: a.tools, ToolChoice: grammar.Choice{Mode: a.force.mode, Function: a.force.tool},
 		ParallelToolCalls: a.cfg.ParallelToolCalls, MaxCalls: a.cfg.MaxCalls,

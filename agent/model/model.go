@@ -33,6 +33,17 @@ type Model interface {
 	Complete(ctx context.Context, req Request) (*Response, error)
 }
 
+// Counter is a Model that counts tokens exactly, with its own template
+// and tokenizer, as the in-process client does. The context manager uses
+// it for exact budgets; without it, it estimates.
+type Counter interface {
+	// PromptTokens is the size in tokens of the prompt Complete would
+	// send for req.
+	PromptTokens(req Request) (int, error)
+	// Tokens is the size of a text in tokens.
+	Tokens(text string) int
+}
+
 // Request is one chat completion.
 type Request struct {
 	Messages []chat.Message

@@ -41,6 +41,7 @@ const (
 	KindClass    = "class"    // the classifier's label of a step
 	KindOutcome  = "outcome"  // the run ends
 	KindTiming   = "timing"   // where a step's time went
+	KindCompact  = "compact"  // the context manager compacted the history
 )
 
 // Event is one thing that happened in a run. Only the fields of its kind

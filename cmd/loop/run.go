@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	window "github.com/loopagent/loop/agent/context"
 	"github.com/loopagent/loop/agent/fewshot"
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/agent/loop"
@@ -38,6 +39,7 @@ type runFlags struct {
 	reasoning  reasoningFlags
 	timings    bool
 	fewShot    string
+	context    contextFlags
 	guards     loop.Guards
 }
 
@@ -56,6 +58,7 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.jsonOut, "json", false, "write the events as JSON lines instead of the terminal view")
 	fs.StringVar(&f.transcript, "transcript", "", "append the run's events to this JSONL file (default: in the user cache directory)")
 	f.reasoning.register(fs)
+	f.context.register(fs)
 	fs.StringVar(&f.fewShot, "few-shot", "", `few-shot examples after the system prompt: "default" (the seed's two) or a JSON file of {user, call: {name, arguments}, result, answer}`)
 	fs.BoolVar(&f.timings, "timings", false, "print where each step's time went (cache, prefill, decode, the agent's own parts) at the end")
 	fs.BoolVar(&f.guards.NoRepair, "no-repair", false, "do not repair the JSON of calls")
@@ -143,7 +146,11 @@ func (f *runFlags) modelFor(ctx context.Context, stderr io.Writer) (model.Model,
 
 // agent builds the agent and the sinks of its events.
 func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.Writer) (*loop.Agent, *runSinks, error) {
-	ws, err := tools.NewWorkspace(f.dir, tools.Config{Window: f.ctxSize, Policy: tools.Policy{Yes: f.yes, Ask: askOn(stderr)}})
+	size := f.ctxSize
+	if c, ok := m.(*local.Client); ok {
+		size = c.ContextSize()
+	}
+	ws, err := tools.NewWorkspace(f.dir, tools.Config{Window: size, Policy: tools.Policy{Yes: f.yes, Ask: askOn(stderr)}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,8 +158,10 @@ func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.W
 	if err != nil {
 		return nil, nil, err
 	}
+	plan := window.Plan(size)
 	cfg := loop.Config{Model: m, Tools: tools.Default(), Workspace: ws, MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
-		Timeout: f.timeout, Guards: f.guards, Check: f.checkCmd, Sink: sinks.multi}
+		Timeout: f.timeout, Guards: f.guards, Check: f.checkCmd, Sink: sinks.multi,
+		System: f.context.system(ws.Root(), plan, stderr), Context: f.context.manager(m, plan)}
 	if !reflect.ValueOf(o).IsZero() {
 		prose, call, err := presetsWith(o)
 		if err != nil {
