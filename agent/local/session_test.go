@@ -162,7 +162,9 @@ func TestCacheLayouts(t *testing.T) {
 	user := func(s string) chat.Message { return chat.Message{Role: "user", Content: s} }
 	call := chat.Message{Role: "assistant", NullContent: true, ToolCalls: []chat.ToolCall{{ID: "call1", Type: "function",
 		Function: chat.FunctionCall{Name: "read", Arguments: `{"path": "src/Order.java"}`}}}}
-	result := func(s string) chat.Message { return chat.Message{Role: "tool", ToolCallID: "call1", Name: "read", Content: s} }
+	result := func(s string) chat.Message {
+		return chat.Message{Role: "tool", ToolCallID: "call1", Name: "read", Content: s}
+	}
 	const task, file = "Fix the failing test in OrderTest.java.", "class Order { int total() { return 0; } }"
 	type usage struct{ prompt, cacheN, promptN int }
 	send := func(system string, msgs ...chat.Message) usage {
