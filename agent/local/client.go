@@ -1,6 +1,7 @@
 package local
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -22,6 +23,10 @@ type Options struct {
 	// Format names the call format instead of detecting it from the
 	// template (one of chat.FormatNames).
 	Format string
+	// Subagents makes room for Sub: a second sequence in a unified KV
+	// cache, so that a subagent gets the whole window while the parent's
+	// sequence waits in host memory.
+	Subagents bool
 }
 
 // Client completes chats on one model with one KV cache. It is not safe for
@@ -30,6 +35,10 @@ type Client struct {
 	model     *llama.Model
 	ctx       *llama.Context
 	slot      *llama.Slot
+	parent    *Client // of a Sub client
+	saved     []byte  // the parent's sequence while a Sub client runs
+	inSub     bool    // a Sub client of this one runs
+	subagents bool
 	tmpl      *chat.Template // default template
 	toolTmpl  *chat.Template // tool_use variant, or tmpl
 	detection chat.Detection
@@ -65,7 +74,12 @@ func New(m *llama.Model, opts Options) (*Client, error) {
 		c.detection = chat.Detection{Format: opts.Format, Reason: "set by Options.Format"}
 	}
 	c.thinking = strings.Contains(c.toolTmpl.Source(), "<think>")
-	if c.ctx, err = llama.NewContext(m, llama.ContextParams{ContextSize: opts.ContextSize, Threads: opts.Threads}); err != nil {
+	p := llama.ContextParams{ContextSize: opts.ContextSize, Threads: opts.Threads}
+	if opts.Subagents {
+		p.Sequences, p.UnifiedKV = 2, true
+		c.subagents = true
+	}
+	if c.ctx, err = llama.NewContext(m, p); err != nil {
 		return nil, err
 	}
 	if c.slot, err = llama.NewSlot(c.ctx, 0); err != nil {
@@ -84,7 +98,63 @@ func (c *Client) Caps() chat.Caps { return c.toolTmpl.Caps() }
 // ContextSize is the context window in tokens.
 func (c *Client) ContextSize() int { return c.ctx.Size() }
 
-// Close frees the context. The model stays open.
+// Close frees the context. The model stays open. Closing a Sub client
+// is Release.
 func (c *Client) Close() error {
+	if c.parent != nil {
+		return c.Release()
+	}
 	return c.ctx.Close()
+}
+
+// Sub returns a client for a subagent (seed 002 Example 10): its own
+// slot, on sequence 1 of the same context, with the whole window. The
+// parent's sequence is saved to host memory and removed from the cache
+// until Release, which clears the subagent's sequence and puts the
+// parent's back, so that the parent's next request still reuses its
+// prompt. The parent must not be used in between. It needs
+// Options.Subagents.
+func (c *Client) Sub() (*Client, error) {
+	if !c.subagents || c.parent != nil {
+		return nil, errors.New("local: Sub needs a client made with Options.Subagents")
+	}
+	if c.inSub {
+		return nil, errors.New("local: a subagent is running already")
+	}
+	state, err := c.ctx.SeqState(c.slot.Seq())
+	if err != nil {
+		return nil, fmt.Errorf("local: saving the parent's sequence: %w", err)
+	}
+	if _, err := c.ctx.SeqRemove(c.slot.Seq(), -1, -1); err != nil {
+		return nil, err
+	}
+	c.inSub = true
+	sub := *c
+	sub.parent, sub.saved = c, state
+	if sub.slot, err = llama.NewSlot(c.ctx, 1); err != nil {
+		c.inSub = false
+		c.ctx.SetSeqState(c.slot.Seq(), state)
+		return nil, err
+	}
+	return &sub, nil
+}
+
+// Release ends a Sub client: its sequence is cleared and the parent's
+// restored.
+func (c *Client) Release() error {
+	if c.parent == nil || c.saved == nil {
+		return nil
+	}
+	state := c.saved
+	c.saved = nil
+	c.parent.inSub = false
+	if _, err := c.ctx.SeqRemove(c.slot.Seq(), -1, -1); err != nil {
+		return err
+	}
+	if err := c.ctx.SetSeqState(c.parent.slot.Seq(), state); err != nil {
+		// The cache lost the parent's prompt: its slot starts over.
+		c.parent.slot.Clear()
+		return fmt.Errorf("local: restoring the parent's sequence: %w", err)
+	}
+	return nil
 }

@@ -75,7 +75,15 @@ func TestCancel(t *testing.T) {
 		}
 		pid, _ := os.ReadFile(pidFile)
 		if p := strings.TrimSpace(string(pid)); p != "" {
-			if stat, err := os.ReadFile("/proc/" + p + "/stat"); err == nil && !strings.Contains(string(stat), ") Z ") {
+			// SIGKILL lands asynchronously: give the kernel a moment.
+			alive := func() bool {
+				stat, err := os.ReadFile("/proc/" + p + "/stat")
+				return err == nil && !strings.Contains(string(stat), ") Z ")
+			}
+			for i := 0; i < 100 && alive(); i++ {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if alive() {
 				t.Errorf("the command's child %s still runs after the cancel", p)
 			}
 		}

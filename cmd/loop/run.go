@@ -136,7 +136,8 @@ func (f *runFlags) modelFor(ctx context.Context, stderr io.Writer) (model.Model,
 		m.Close()
 		return nil, nil, err
 	}
-	c, err := local.New(m, local.Options{ContextSize: p.ContextSize, Threads: p.Threads, Format: f.format})
+	c, err := local.New(m, local.Options{ContextSize: p.ContextSize, Threads: p.Threads, Format: f.format,
+		Subagents: !f.context.noSubagent})
 	if err != nil {
 		m.Close()
 		return nil, nil, err
@@ -159,7 +160,11 @@ func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.W
 		return nil, nil, err
 	}
 	plan := window.Plan(size)
-	cfg := loop.Config{Model: m, Tools: tools.Default(), Workspace: ws, MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
+	set, err := f.context.tools(m, plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := loop.Config{Model: m, Tools: set, Workspace: ws, MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
 		Timeout: f.timeout, Guards: f.guards, Check: f.checkCmd, Sink: sinks.multi,
 		System: f.context.system(ws.Root(), plan, stderr), Context: f.context.manager(m, plan)}
 	if !reflect.ValueOf(o).IsZero() {

@@ -11,19 +11,23 @@ import (
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/repomap"
+	"github.com/loopagent/loop/agent/subagent"
+	"github.com/loopagent/loop/agent/tools"
 	"github.com/spf13/pflag"
 )
 
 // contextFlags are `loop run`'s workspace context and context management.
 type contextFlags struct {
-	noFiles   bool
-	noRepoMap bool
-	noManage  bool
+	noFiles    bool
+	noRepoMap  bool
+	noManage   bool
+	noSubagent bool
 }
 
 func (c *contextFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.noFiles, "no-context-files", false, "do not load AGENTS.md, CLAUDE.md, CRUSH.md, GEMINI.md, .cursorrules or .github/copilot-instructions.md")
 	fs.BoolVar(&c.noRepoMap, "no-repo-map", false, "no repository map in the system prompt (default: on from a 16K window, as the window plan says)")
+	fs.BoolVar(&c.noSubagent, "no-subagent", false, "no task tool (default: on when the window plan searches by subagent, up to 16K, with a model)")
 	fs.BoolVar(&c.noManage, "no-context", false, "no context management: no cap on entry, no compaction (the run fails when the context is full)")
 }
 
@@ -53,6 +57,26 @@ func (c contextFlags) system(root string, plan window.Strategy, stderr io.Writer
 		}
 	}
 	return b.String()
+}
+
+// tools are the six tools, and the task tool when the window plan
+// searches by subagent and the model can run one in its own slot.
+func (c contextFlags) tools(m model.Model, plan window.Strategy) (*tools.Set, error) {
+	client, ok := m.(*local.Client)
+	if c.noSubagent || !ok || plan.Search != window.SearchSubagent {
+		return tools.Default(), nil
+	}
+	task := subagent.Tool{
+		Model: func() (model.Model, func() error, error) {
+			sub, err := client.Sub()
+			if err != nil {
+				return nil, nil, err
+			}
+			return sub, sub.Release, nil
+		},
+		Context: &window.Config{Window: plan.Window, Summarize: loop.Summarizer(client, plan.Reserve/2)},
+	}
+	return tools.NewSet(tools.ReadFile{}, tools.EditFile{}, tools.WriteFile{}, tools.Shell{}, tools.Grep{}, tools.ListFiles{}, task)
 }
 
 // manager is the context management of a run on a window of ctxSize
