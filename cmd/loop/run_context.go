@@ -22,12 +22,15 @@ type contextFlags struct {
 	noRepoMap  bool
 	noManage   bool
 	noSubagent bool
+	todos      bool
+	list       *tools.Todos // the todos tool of the run, with --todos
 }
 
 func (c *contextFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.noFiles, "no-context-files", false, "do not load AGENTS.md, CLAUDE.md, CRUSH.md, GEMINI.md, .cursorrules or .github/copilot-instructions.md")
 	fs.BoolVar(&c.noRepoMap, "no-repo-map", false, "no repository map in the system prompt (default: on from a 16K window, as the window plan says)")
 	fs.BoolVar(&c.noSubagent, "no-subagent", false, "no task tool (default: on when the window plan searches by subagent, up to 16K, with a model)")
+	fs.BoolVar(&c.todos, "todos", false, "offer the todos tool: the model keeps its plan, which goes into compaction summaries")
 	fs.BoolVar(&c.noManage, "no-context", false, "no context management: no cap on entry, no compaction (the run fails when the context is full)")
 }
 
@@ -59,34 +62,41 @@ func (c contextFlags) system(root string, plan window.Strategy, stderr io.Writer
 	return b.String()
 }
 
-// tools are the six tools, and the task tool when the window plan
-// searches by subagent and the model can run one in its own slot.
-func (c contextFlags) tools(m model.Model, plan window.Strategy) (*tools.Set, error) {
-	client, ok := m.(*local.Client)
-	if c.noSubagent || !ok || plan.Search != window.SearchSubagent {
-		return tools.Default(), nil
+// tools are the six tools, the todos tool with --todos, and the task
+// tool when the window plan searches by subagent and the model can run
+// one in its own slot.
+func (c *contextFlags) tools(m model.Model, plan window.Strategy) (*tools.Set, error) {
+	set := []tools.Tool{tools.ReadFile{}, tools.EditFile{}, tools.WriteFile{}, tools.Shell{}, tools.Grep{}, tools.ListFiles{}}
+	if c.todos {
+		c.list = &tools.Todos{}
+		set = append(set, c.list)
 	}
-	task := subagent.Tool{
-		Model: func() (model.Model, func() error, error) {
-			sub, err := client.Sub()
-			if err != nil {
-				return nil, nil, err
-			}
-			return sub, sub.Release, nil
-		},
-		Context: &window.Config{Window: plan.Window, Summarize: loop.Summarizer(client, plan.Reserve/2)},
+	if client, ok := m.(*local.Client); ok && !c.noSubagent && plan.Search == window.SearchSubagent {
+		set = append(set, subagent.Tool{
+			Model: func() (model.Model, func() error, error) {
+				sub, err := client.Sub()
+				if err != nil {
+					return nil, nil, err
+				}
+				return sub, sub.Release, nil
+			},
+			Context: &window.Config{Window: plan.Window, Summarize: loop.Summarizer(client, plan.Reserve/2)},
+		})
 	}
-	return tools.NewSet(tools.ReadFile{}, tools.EditFile{}, tools.WriteFile{}, tools.Shell{}, tools.Grep{}, tools.ListFiles{}, task)
+	return tools.NewSet(set...)
 }
 
 // manager is the context management of a run on a window of ctxSize
 // tokens: the in-process model summarizes its own old turns; a script
 // has no model to ask, so old turns are dropped with a note.
-func (c contextFlags) manager(m model.Model, plan window.Strategy) *window.Config {
+func (c *contextFlags) manager(m model.Model, plan window.Strategy) *window.Config {
 	if c.noManage {
 		return nil
 	}
 	wc := &window.Config{Window: plan.Window}
+	if c.list != nil {
+		wc.Todos = c.list.String
+	}
 	if _, ok := m.(*local.Client); ok {
 		wc.Summarize = loop.Summarizer(m, plan.Reserve/2)
 	}

@@ -141,6 +141,9 @@ func (v *termView) Emit(e transcript.Event) {
 	case transcript.KindNote:
 		v.newline()
 		v.write(v.paint(yellow, "  note: "+firstLine(e.Text)+"\n"))
+	case transcript.KindCompact:
+		v.newline()
+		v.write(v.paint(dim, "── context compacted: "+e.Detail+"\n"))
 	case transcript.KindOutcome:
 		v.newline()
 		v.write(v.paint(bold, e.Detail) + "\n")
