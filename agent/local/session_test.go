@@ -200,3 +200,37 @@ func TestCacheLayouts(t *testing.T) {
 		t.Errorf("volatile at the end: the second request reused %d of the first's %d tokens", end2.cacheN, end1.prompt)
 	}
 }
+
+// TestModelSummarizes: the manager's compaction asks the model itself for
+// the summary (loop.Summarizer), which comes back in <summary> tags in
+// place of the old turns; the prompt fits the window afterwards.
+func TestModelSummarizes(t *testing.T) {
+	m := loadModel(t, testmodels.TinyQwen15F32)
+	c := client(t, m, "")
+	mgr := window.New(window.Config{Window: 2048, System: chat.Message{Role: "system", Content: loop.DefaultSystem},
+		Counter: tokenCount{m}, Summarize: loop.Summarizer(c, 32)})
+	if _, err := mgr.Add(chat.Message{Role: "user", Content: "OrderTest.total fails. Fix OrderService.java."}); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range seedSession {
+		call, result := stepMessages(i, s)
+		if _, err := mgr.Add(call); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mgr.Add(result); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req, err := mgr.Request(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Compaction == nil {
+		t.Fatalf("no compaction at %d tokens on a 2048-token window", req.Tokens)
+	}
+	h := req.Messages
+	if !strings.HasPrefix(h[1].Content, "<summary>") && !strings.Contains(h[1].Content, "<summary>") {
+		t.Errorf("the second message is not the model's summary: %q", h[1].Content)
+	}
+	t.Logf("compaction %+v; summary %q", *req.Compaction, h[1].Content)
+}
