@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -108,6 +109,9 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		res, genErr = c.budgeted(ctx, er, req, b, prompt, feed)
 	} else {
 		res, genErr = engine.Generate(ctx, c.slot, er)
+	}
+	if errors.Is(genErr, llama.ErrContextFull) {
+		genErr = fmt.Errorf("%w: %w", model.ErrContextFull, genErr)
 	}
 	t = time.Now()
 	resp.Parsed = stream.Finish()

@@ -76,16 +76,39 @@ func (a *Agent) fit(ctx context.Context) error {
 		return err
 	}
 	if c := r.Compaction; c != nil {
-		a.history = slices.Clone(r.Messages[1+len(a.cfg.FewShot.Messages()):])
-		a.pending = nil
-		a.out.Compactions++
-		detail := fmt.Sprintf("%d messages summarized, %d stale results stubbed, %d → %d prompt tokens", c.Removed, c.Stubbed, c.Before, c.After)
-		if c.Reset {
-			detail += "; reset to the task and the summary"
-		}
-		a.emit(transcript.Event{Kind: transcript.KindCompact, Detail: detail})
+		a.compacted(*c, r.Messages)
 	}
 	return nil
+}
+
+// compactNow compacts whatever the trigger says, after the model refused
+// a prompt as too long.
+func (a *Agent) compactNow(ctx context.Context) error {
+	if err := a.window.Replace(a.messages()); err != nil {
+		return err
+	}
+	c, err := a.window.Compact(ctx)
+	if err != nil {
+		return err
+	}
+	if c.Removed == 0 && !c.Reset {
+		return fmt.Errorf("nothing left to compact (%d prompt tokens)", c.After)
+	}
+	a.compacted(c, a.window.History())
+	return nil
+}
+
+// compacted takes the compacted history (system message first) and
+// reports the compaction.
+func (a *Agent) compacted(c window.Compaction, msgs []chat.Message) {
+	a.history = slices.Clone(msgs[1+len(a.cfg.FewShot.Messages()):])
+	a.pending = nil
+	a.out.Compactions++
+	detail := fmt.Sprintf("%d messages summarized, %d stale results stubbed, %d → %d prompt tokens", c.Removed, c.Stubbed, c.Before, c.After)
+	if c.Reset {
+		detail += "; reset to the task and the summary"
+	}
+	a.emit(transcript.Event{Kind: transcript.KindCompact, Detail: detail})
 }
 
 // capResult is what the history may hold of a tool's result: the

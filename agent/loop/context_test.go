@@ -108,3 +108,41 @@ func TestLongRun8K(t *testing.T) {
 		t.Log(e.Detail)
 	}
 }
+
+// overflowOnce refuses the first request past some length as the
+// in-process client does when the prompt does not fit its context.
+type overflowOnce struct {
+	model.Model
+	after int
+	done  bool
+}
+
+func (o *overflowOnce) Complete(ctx context.Context, req model.Request) (*model.Response, error) {
+	if !o.done && len(req.Messages) > o.after {
+		o.done = true
+		return &model.Response{}, fmt.Errorf("prefill: %w", model.ErrContextFull)
+	}
+	return o.Model.Complete(ctx, req)
+}
+
+// TestOverflowCompacts: a prompt the model refuses as too long is
+// compacted and sent again, instead of ending the run.
+func TestOverflowCompacts(t *testing.T) {
+	dir := copyFixture(t)
+	ws, err := tools.NewWorkspace(dir, tools.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies := []string{readCalc, call(`{"name": "grep", "arguments": {"pattern": "func", "path": "."}}`),
+		call(`{"name": "list_files", "arguments": {"pattern": "*.go"}}`), "calc.go sums the prices."}
+	m := &overflowOnce{Model: hermesScript(t, replies, nil), after: 6}
+	a, err := loop.New(loop.Config{Model: m, Tools: tools.Default(), Workspace: ws,
+		Context: &window.Config{Window: 32768, KeepRecent: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := a.Run(context.Background(), "What does calc.go do?")
+	if out.Kind != loop.Done || out.Compactions != 1 {
+		t.Fatalf("outcome %s with %d compactions, want done after one", out, out.Compactions)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"time"
 
@@ -58,6 +59,15 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 	a.force, a.maxTokens = forceChoice{}, a.cfg.maxTokens()
 	start := time.Now()
 	resp, err := a.cfg.Model.Complete(ctx, req)
+	if errors.Is(err, model.ErrContextFull) && a.window != nil {
+		// The estimate let an overflow through: compact now and ask once
+		// more.
+		if cerr := a.compactNow(ctx); cerr != nil {
+			return nil, fmt.Errorf("%w; compacting: %w", err, cerr)
+		}
+		req.Messages = a.messages()
+		resp, err = a.cfg.Model.Complete(ctx, req)
+	}
 	a.out.ModelTime += time.Since(start)
 	a.out.Requests++
 	if resp == nil {

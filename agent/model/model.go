@@ -18,6 +18,7 @@ package model
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/loopagent/loop/agent/chat"
@@ -32,6 +33,11 @@ type Model interface {
 	// generated so far, with the error.
 	Complete(ctx context.Context, req Request) (*Response, error)
 }
+
+// ErrContextFull is wrapped by a Complete error when the prompt did not
+// fit the model's context: the agent's context manager compacts the
+// history and asks again.
+var ErrContextFull = errors.New("the prompt does not fit the context")
 
 // Counter is a Model that counts tokens exactly, with its own template
 // and tokenizer, as the in-process client does. The context manager uses
