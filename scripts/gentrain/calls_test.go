@@ -244,3 +244,16 @@ func TestRun(t *testing.T) {
 		t.Errorf("length report lacks the families:\n%s", stderr.String())
 	}
 }
+
+// TestGofmt checks that every Go file of the workspaces is as gofmt
+// writes it, as in a real repository.
+func TestGofmt(t *testing.T) {
+	g := generator{fams: families, seed: 21}
+	for i := range 200 {
+		for _, f := range g.trainTask(i).Files {
+			if strings.HasSuffix(f.Path, ".go") && gofmt(f.Content) != f.Content {
+				t.Errorf("task %d: %s is not gofmt'ed:\n%s", i, f.Path, f.Content)
+			}
+		}
+	}
+}

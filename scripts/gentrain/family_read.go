@@ -23,15 +23,16 @@ func newSettings(r *rand.Rand, pkg string) settings {
 		fn: pick(r, funcNames), ret: pick(r, services)}
 }
 
+// source is the file, as gofmt writes it.
 func (s settings) source() string {
 	var b strings.Builder
 	b.WriteString("package " + s.pkg + "\n\nconst (\n")
 	for i, c := range s.consts {
 		b.WriteString("\t" + c + " = " + itoa(s.vals[i]) + "\n")
 	}
-	b.WriteString(")\n\n// " + s.fn + " returns the service's " + strings.ToLower(s.fn) + ".\n")
+	b.WriteString(")\n\n// " + s.fn + " returns the configured " + strings.ToLower(s.fn) + ".\n")
 	b.WriteString("func " + s.fn + "() string {\n\treturn \"" + s.ret + "\"\n}\n")
-	return b.String()
+	return gofmt(b.String())
 }
 
 // question is a question about a file, its answer, the answer's regular
@@ -49,7 +50,7 @@ func (s settings) question(r *rand.Rand, file string) question {
 	i := r.IntN(len(s.consts))
 	c, v := s.consts[i], itoa(s.vals[i])
 	q := pick(r, []string{"What is " + c + " in " + file + "?", "What value does " + file + " give " + c + "?", "Look at " + file + ": what is " + c + " set to?"})
-	return question{q, c + " is " + v + ".", `\b` + v + `\b`, c + " = " + v, c}
+	return question{q, c + " is " + v + ".", `\b` + v + `\b`, lineWith(s.source(), c+" "), c}
 }
 
 // readTask is the read-and-answer family: one read_file call, then the
@@ -62,7 +63,7 @@ func readTask(r *rand.Rand) Task {
 	}
 	s := newSettings(r, pkg)
 	file := pick(r, []string{"config.go", "settings.go", "limits.go", "defaults.go"})
-	files = append(files, File{file, s.source()}, File{"main.go", "package " + pkg + "\n\nfunc main() {}\n"})
+	files = append(files, File{file, s.source()}, File{"doc.go", "// Package " + pkg + " is the " + s.ret + " service.\npackage " + pkg + "\n"})
 	q := s.question(r, file)
 	return Task{Files: files, Text: q.q, Replies: []string{readFile(file), q.a}, Want: loop.Done,
 		Answer: q.re, FirstTool: "read_file", Grounds: []string{q.line}}

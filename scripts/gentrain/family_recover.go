@@ -3,6 +3,7 @@ package main
 import (
 	"math/rand/v2"
 	"path"
+	"strings"
 
 	"github.com/loopagent/loop/agent/loop"
 )
@@ -26,6 +27,7 @@ func missingFileTask(r *rand.Rand) Task {
 	full := dir + "/" + name
 	mod := pick(r, packages)
 	q := s.question(r, name)
+	q.a = strings.TrimSuffix(q.a, ".") + " (in " + full + ")."
 	t := Task{
 		Files: []File{{"go.mod", "module " + mod + "\n\ngo 1.22\n"}, {"main.go", "package main\n\nfunc main() {}\n"}, {full, s.source()}},
 		Text:  q.q, Want: loop.Done, Answer: q.re, FirstTool: "read_file",

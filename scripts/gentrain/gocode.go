@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"go/format"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -204,7 +206,28 @@ func (p goPackage) files() []File {
 	}
 	return []File{
 		{"go.mod", "module " + p.name + "\n\ngo 1.22\n"},
-		{p.source(), "package " + p.name + "\n\n" + strings.Join(src, "\n\n") + "\n"},
-		{p.name + "_test.go", "package " + p.name + "\n\nimport \"testing\"\n\n" + strings.Join(tests, "\n\n") + "\n"},
+		{p.source(), gofmt("package " + p.name + "\n\n" + strings.Join(src, "\n\n") + "\n")},
+		{p.name + "_test.go", gofmt("package " + p.name + "\n\nimport \"testing\"\n\n" + strings.Join(tests, "\n\n") + "\n")},
 	}
+}
+
+// gofmt formats Go source as gofmt does; the generator's source is always
+// valid Go, so an error is a bug.
+func gofmt(src string) string {
+	b, err := format.Source([]byte(src))
+	if err != nil {
+		panic(fmt.Sprintf("gentrain: generated Go does not parse: %v\n%s", err, src))
+	}
+	return string(b)
+}
+
+// lineWith returns the first line of src that starts with prefix once
+// indentation is removed, without the indentation.
+func lineWith(src, prefix string) string {
+	for _, l := range strings.Split(src, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	panic(fmt.Sprintf("gentrain: no line starts with %q in\n%s", prefix, src))
 }

@@ -10,9 +10,11 @@ import (
 	"github.com/loopagent/loop/agent/chat"
 )
 
-// charsPerToken is the rough size of a Qwen token in these chats (code and
-// English): the length report counts tokens as characters / 3.
-const charsPerToken = 3
+// charsPerToken is the size of a Qwen token in these chats: the 200 chats
+// of --seed 1, rendered with the Qwen 2.5 template, are 3.95 characters a
+// token with the Qwen vocabulary (`loop tokenize` on the Qwen3-vocabulary
+// test model). The length report counts tokens as characters / 4.
+const charsPerToken = 4
 
 // renderer measures a chat: the length of its prompt as a chat template
 // renders it, or, without a template, of its JSON line.
