@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -126,12 +127,16 @@ func (g generator) writeHeldOut(ctx context.Context, dir string, nTrain, n int) 
 		if err := writeFiles(filepath.Join(td, "workspace"), t.Files); err != nil {
 			return k, err
 		}
-		b, err := json.MarshalIndent(taskFile{Family: t.Family, Seed: t.Seed, Task: t.Text, Check: t.Check, Answer: t.Answer,
-			FirstTool: t.FirstTool, NoTool: t.NoTool, Outcome: string(t.Want), Reference: t.Replies}, "", "  ")
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		err := enc.Encode(taskFile{Family: t.Family, Seed: t.Seed, Task: t.Text, Check: t.Check, Answer: t.Answer,
+			FirstTool: t.FirstTool, NoTool: t.NoTool, Outcome: string(t.Want), Reference: t.Replies})
 		if err != nil {
 			return k, err
 		}
-		if err := os.WriteFile(filepath.Join(td, "task.json"), append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(td, "task.json"), b.Bytes(), 0o644); err != nil {
 			return k, err
 		}
 	}
