@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// generator makes the tasks and chats of one run.
+type generator struct {
+	fams   []family
+	seed   uint64
+	window int // the context size the tools' limits follow
+}
+
+// trainTask is the task of training chat i.
+func (g generator) trainTask(i int) Task {
+	return makeTask(g.fams[i%len(g.fams)], trainSeed(g.seed, i))
+}
+
+// chats writes the transcripts of the n training tasks to w, one JSON line
+// each, and returns each one's length in characters (as rendered when tmpl
+// is set).
+func (g generator) chats(ctx context.Context, w io.Writer, n int, r *renderer) ([]chatLength, error) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	var lengths []chatLength
+	for i := range n {
+		t := g.trainTask(i)
+		c, err := transcriptOf(ctx, t, g.window)
+		if err != nil {
+			return nil, err
+		}
+		if err := enc.Encode(c); err != nil {
+			return nil, err
+		}
+		l, err := r.length(c)
+		if err != nil {
+			return nil, err
+		}
+		lengths = append(lengths, chatLength{family: t.Family, chars: l})
+	}
+	return lengths, nil
+}
+
+// writeChats writes the training file and reports the lengths on stderr.
+func (g generator) writeChats(ctx context.Context, path string, n int, tmpl string, stderr io.Writer) error {
+	r, err := newRenderer(tmpl)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	lengths, err := g.chats(ctx, w, n, r)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%d chats in %s\n", n, path)
+	report(stderr, lengths, r.what())
+	return nil
+}
+
+// heldOutTasks are the held-out tasks: n tasks of seeds from the held-out
+// range, the families in turn, skipping any whose problem (fingerprint)
+// one of the first nTrain training tasks has.
+func (g generator) heldOutTasks(nTrain, n int) []Task {
+	seen := map[string]bool{}
+	for i := range nTrain {
+		seen[g.trainTask(i).fingerprint()] = true
+	}
+	var out []Task
+	for j := 0; len(out) < n; j++ {
+		t := makeTask(g.fams[len(out)%len(g.fams)], heldOutSeed(g.seed, j))
+		if fp := t.fingerprint(); !seen[fp] {
+			seen[fp] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// taskFile is a held-out task's task.json.
+type taskFile struct {
+	Family string `json:"family"`
+	Seed   uint64 `json:"seed"`
+	Task   string `json:"task"`
+	// Check is the command that must pass in the workspace after the run
+	// ("" when the task changes nothing).
+	Check string `json:"check,omitempty"`
+	// Answer is a regular expression the final answer must match.
+	Answer string `json:"answer,omitempty"`
+	// FirstTool is the tool a good first step calls; NoTool says the task
+	// needs none.
+	FirstTool string `json:"first_tool,omitempty"`
+	NoTool    bool   `json:"no_tool,omitempty"`
+	// Outcome is how `loop run` should end: "done" or "done (verified)".
+	Outcome string `json:"outcome"`
+	// Reference are the replies of the ideal run the generator checked
+	// the task with.
+	Reference []string `json:"reference"`
+}
+
+// writeHeldOut writes the held-out tasks into dir, one directory each,
+// NNN-family/task.json beside NNN-family/workspace/, the files the agent
+// works on (apart, so that the agent never reads the expected answer),
+// after checking that the ideal replies solve each task.
+func (g generator) writeHeldOut(ctx context.Context, dir string, nTrain, n int) (int, error) {
+	for k, t := range g.heldOutTasks(nTrain, n) {
+		if _, err := transcriptOf(ctx, t, g.window); err != nil {
+			return k, err
+		}
+		td := filepath.Join(dir, fmt.Sprintf("%03d-%s", k, t.Family))
+		if err := writeFiles(filepath.Join(td, "workspace"), t.Files); err != nil {
+			return k, err
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		err := enc.Encode(taskFile{Family: t.Family, Seed: t.Seed, Task: t.Text, Check: t.Check, Answer: t.Answer,
+			FirstTool: t.FirstTool, NoTool: t.NoTool, Outcome: string(t.Want), Reference: t.Replies})
+		if err != nil {
+			return k, err
+		}
+		if err := os.WriteFile(filepath.Join(td, "task.json"), b.Bytes(), 0o644); err != nil {
+			return k, err
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,121 @@
+// Command gentrain writes synthetic agent transcripts for finetuning a
+// small model on loop's job, and held-out tasks to evaluate it:
+//
+//	go run ./scripts/gentrain --out train.jsonl --n 2000 --seed 1
+//	go run ./scripts/gentrain --tasks heldout/ --n-tasks 50 --seed 1
+//	go run ./scripts/gentrain --out x.jsonl --n 10 --families fix,recover --template ../shared/chat-templates/Qwen-Qwen2.5-7B-Instruct.jinja
+//
+// Every transcript is a real run of the agent: the generator writes a task's
+// workspace into a temporary directory and runs agent/loop on it with the
+// default tools, as `loop run --yes` does, with a scripted Hermes model
+// (agent/model.Script) whose replies are what an ideal model would write.
+// The history the loop keeps, with the system prompt first, is the chat:
+// the tool results, the gate's notes and the call ids are the real ones.
+// Only go test's timings are pinned, so that a seed always gives the same
+// bytes (see normalize.go). A run that does not end as its task plans
+// (done, or done (verified) after an edit) stops the generator.
+//
+// The output is one chat per line, {"messages": [...], "tools": [...]},
+// in the OpenAI shape of agent/chat's Message and the tools' definitions
+// exactly as the loop offers them; chat.ParseMessages and chat.ParseTools
+// read them back. The held-out tasks are one directory each, with the
+// workspace's files and a task.json (see heldOut).
+//
+// The families (--families, default all): read (read a file and answer),
+// fix (fix an off-by-one or a wrong operator and run go test ./...),
+// failing (run the tests and report the failing one), restraint (answer
+// without any tool) and recover (recover from a read of a missing file or
+// an edit whose old_string does not match). Chat i belongs to family i mod
+// the number of families.
+//
+// Lengths: the system prompt and the six tools' definitions, which every
+// chat begins with, are 960 tokens with the Qwen vocabulary; the chats of
+// --seed 1 are 982 to 1,449 tokens (median 1,105). The tools' limits
+// follow -c as in `loop run`: at the default 4096, read_file returns 19
+// lines, and every file the replies read whole is shorter (the generator
+// checks it).
+//
+// Seeds: chat i of --seed S is task seed S<<32 | i; held-out task j is
+// S<<32 | 1<<31 | j, a range no training chat uses. Held-out tasks whose
+// workspace equals one of the N training chats' are skipped, so that the
+// held-out set is new to a model trained on them.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// genFlags are the command line of one run.
+type genFlags struct {
+	out      string
+	tasksDir string
+	n        int
+	nTasks   int
+	seed     uint64
+	families []string
+	window   int
+	template string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "gentrain:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses the flags and generates what they ask for.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f genFlags
+	fs := pflag.NewFlagSet("gentrain", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.out, "out", "", "write the training chats to this JSONL file")
+	fs.StringVar(&f.tasksDir, "tasks", "", "write the held-out tasks into this directory")
+	fs.IntVar(&f.n, "n", 200, "training chats")
+	fs.IntVar(&f.nTasks, "n-tasks", 50, "held-out tasks")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the run (below 2^32)")
+	fs.StringSliceVar(&f.families, "families", nil, "task families, comma-separated (default all: "+strings.Join(familyNames(), ",")+")")
+	fs.IntVarP(&f.window, "ctx-size", "c", 4096, "the context size `loop run -c` will use: it sets the tools' read and output limits")
+	fs.StringVar(&f.template, "template", "", "chat template (.jinja) to render the chats with for the length report (default: characters of the JSON)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if f.out == "" && f.tasksDir == "" {
+		return errors.New("nothing to do: give --out FILE, --tasks DIR or both")
+	}
+	if f.seed >= 1<<32 || f.n < 0 || f.nTasks < 0 || f.n >= heldOutBit || f.nTasks >= heldOutBit {
+		return errors.New("--seed must be below 2^32, --n and --n-tasks between 0 and 2^31")
+	}
+	fams, err := pickFamilies(f.families)
+	if err != nil {
+		return err
+	}
+	// go test results must not depend on the build cache (see normalize.go),
+	// nor on a go.work above the temporary workspaces.
+	os.Setenv("GOFLAGS", "-count=1")
+	os.Setenv("GOWORK", "off")
+	g := generator{fams: fams, seed: f.seed, window: f.window}
+	if f.out != "" {
+		if err := g.writeChats(ctx, f.out, f.n, f.template, stderr); err != nil {
+			return err
+		}
+	}
+	if f.tasksDir != "" {
+		n, err := g.writeHeldOut(ctx, f.tasksDir, f.n, f.nTasks)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%d held-out tasks in %s\n", n, f.tasksDir)
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/loop"
+)
+
+func TestMain(m *testing.M) {
+	os.Setenv("GOFLAGS", "-count=1")
+	os.Setenv("GOWORK", "off")
+	os.Exit(m.Run())
+}
+
+// sample is a few tasks of every family and their transcripts, made once
+// for the tests that read them.
+type sample struct {
+	tasks []Task
+	chats []Chat
+}
+
+var (
+	sampleOnce sync.Once
+	theSample  sample
+	sampleErr  error
+)
+
+// perFamily is how many tasks of each family the sample holds: enough to
+// meet every variant of a family at least once (the tests check it).
+const perFamily = 6
+
+func getSample(t *testing.T) sample {
+	t.Helper()
+	sampleOnce.Do(func() {
+		g := generator{fams: families, seed: 3, window: 4096}
+		for i := range perFamily * len(families) {
+			task := g.trainTask(i)
+			c, err := transcriptOf(context.Background(), task, g.window)
+			if err != nil {
+				sampleErr = err
+				return
+			}
+			theSample.tasks = append(theSample.tasks, task)
+			theSample.chats = append(theSample.chats, c)
+		}
+	})
+	if sampleErr != nil {
+		t.Fatal(sampleErr)
+	}
+	return theSample
+}
+
+// TestDeterministic generates the same chats twice from one seed and
+// compares the bytes; another seed gives other chats.
+func TestDeterministic(t *testing.T) {
+	gen := func(seed uint64) []byte {
+		var b bytes.Buffer
+		g := generator{fams: families, seed: seed, window: 4096}
+		if _, err := g.chats(context.Background(), &b, len(families), &renderer{}); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	a, b := gen(11), gen(11)
+	if !bytes.Equal(a, b) {
+		t.Errorf("seed 11 gave different bytes on a second run:\n%s", cmp.Diff(string(a), string(b)))
+	}
+	if bytes.Equal(a, gen(12)) {
+		t.Errorf("seeds 11 and 12 gave the same chats")
+	}
+}
+
+// TestHeldOutDisjoint checks that the held-out tasks use other seeds and
+// pose other problems than the training tasks of the same run.
+func TestHeldOutDisjoint(t *testing.T) {
+	for _, seed := range []uint64{0, 1, 1<<32 - 1} {
+		g := generator{fams: families, seed: seed, window: 4096}
+		const nTrain, nHeld = 2000, 200
+		seeds, problems, texts := map[uint64]bool{}, map[string]bool{}, map[string]bool{}
+		for i := range nTrain {
+			task := g.trainTask(i)
+			seeds[task.Seed], problems[task.fingerprint()] = true, true
+			texts[task.Text+"\x00"+filesText(task.Files)] = true
+		}
+		held := g.heldOutTasks(nTrain, nHeld)
+		if len(held) != nHeld {
+			t.Fatalf("seed %d: %d held-out tasks, want %d", seed, len(held), nHeld)
+		}
+		for _, h := range held {
+			if seeds[h.Seed] {
+				t.Errorf("seed %d: held-out task seed %#x is a training seed", seed, h.Seed)
+			}
+			if problems[h.fingerprint()] || texts[h.Text+"\x00"+filesText(h.Files)] {
+				t.Errorf("seed %d: held-out task %#x (%s, %q) is a training task", seed, h.Seed, h.Family, h.Text)
+			}
+		}
+	}
+}
+
+func filesText(fs []File) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.Path + "\x00" + f.Content + "\x00")
+	}
+	return b.String()
+}
+
+// TestFamiliesEnd checks, from the chats themselves, that each family's
+// run ends as intended: a plain answer after no call (restraint), after
+// reads and lists (read, recover from a missing file), after a failing go
+// test (failing), or after an edit and a passing go test (fix, recover
+// from a bad edit).
+func TestFamiliesEnd(t *testing.T) {
+	s := getSample(t)
+	variants := map[string]bool{}
+	for i, c := range s.chats {
+		task := s.tasks[i]
+		msgs := c.Messages
+		last := msgs[len(msgs)-1]
+		if last.Role != "assistant" || len(last.ToolCalls) > 0 || last.Content == "" {
+			t.Fatalf("%s task %d ends with %+v, want a plain answer", task.Family, task.Seed, last)
+		}
+		if msgs[0].Role != "system" || msgs[0].Content != loop.DefaultSystem || msgs[1].Role != "user" || msgs[1].Content != task.Text {
+			t.Errorf("%s task %d starts %+v %+v, want the system prompt and the task", task.Family, task.Seed, msgs[0], msgs[1])
+		}
+		if task.Answer != "" && !regexp.MustCompile(task.Answer).MatchString(last.Content) {
+			t.Errorf("%s task %d: answer %q does not match %q", task.Family, task.Seed, last.Content, task.Answer)
+		}
+		names := callNames(msgs)
+		variants[task.Family+":"+strings.Join(names, ",")] = true
+		edited := slices.Contains(names, "edit_file")
+		switch {
+		case task.Family == "restraint":
+			if len(msgs) != 3 {
+				t.Errorf("restraint task %d has %d messages, want system, user, answer", task.Seed, len(msgs))
+			}
+		case edited:
+			cmd, result := lastShell(msgs)
+			if cmd != goTest || !strings.HasPrefix(result, "exit code 0\nok  \t") {
+				t.Errorf("%s task %d: last command %q gave %q, want a passing go test ./...", task.Family, task.Seed, cmd, result)
+			}
+		case task.Family == "failing":
+			if _, result := lastShell(msgs); !strings.HasPrefix(result, "exit code 1\n--- FAIL: ") {
+				t.Errorf("failing task %d: go test gave %q", task.Seed, result)
+			}
+		}
+		if edited != (task.Want == loop.Verified) {
+			t.Errorf("%s task %d: edited %v, outcome %s", task.Family, task.Seed, edited, task.Want)
+		}
+	}
+	want := []string{
+		"read:read_file", "fix:read_file,edit_file,shell", "fix:shell,read_file,edit_file,shell", "failing:shell", "restraint:",
+		"recover:read_file,list_files,read_file", "recover:read_file,grep", "recover:edit_file,read_file,edit_file,shell",
+	}
+	for _, v := range want {
+		if !variants[v] {
+			t.Errorf("no chat of variant %s in the sample; variants: %v", v, variants)
+		}
+	}
+}
+
+// callNames lists the names of the calls of the chat, in order.
+func callNames(msgs []chat.Message) []string {
+	names := []string{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			names = append(names, c.Function.Name)
+		}
+	}
+	return names
+}
+
+// lastShell returns the last shell command of the chat and its result.
+func lastShell(msgs []chat.Message) (command, result string) {
+	for i, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if c.Function.Name == "shell" {
+				var a struct{ Command string }
+				json.Unmarshal([]byte(c.Function.Arguments), &a)
+				command, result = a.Command, resultOf(msgs[i+1:], c.ID)
+			}
+		}
+	}
+	return command, result
+}
+
+// resultOf is the content of the tool message answering call id.
+func resultOf(msgs []chat.Message, id string) string {
+	for _, m := range msgs {
+		if m.Role == "tool" && m.ToolCallID == id {
+			return m.Content
+		}
+	}
+	return ""
+}

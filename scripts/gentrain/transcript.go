@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/loop"
+	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/agent/tools"
+	"github.com/loopagent/loop/agent/transcript"
+)
+
+// Chat is one line of the training file: the conversation as the loop
+// keeps it, the system prompt first, and the tools every request offered,
+// in the OpenAI shape. chat.ParseMessages and chat.ParseTools read it
+// back.
+type Chat struct {
+	Messages []chat.Message  `json:"messages"`
+	Tools    json.RawMessage `json:"tools"`
+}
+
+// events collects a run's events.
+type events []transcript.Event
+
+func (e *events) Emit(ev transcript.Event) { *e = append(*e, ev) }
+
+// transcriptOf runs a task as `loop run --yes` would, in a temporary
+// workspace, with the task's replies as a scripted Hermes model, and
+// returns the conversation. A run that does not end as the task wants,
+// that repairs, retries or warns, or whose tool results do not show what
+// the answer states, is an error: the task is wrong, not the model.
+func transcriptOf(ctx context.Context, t Task, window int) (Chat, error) {
+	dir, err := os.MkdirTemp("", "gentrain-")
+	if err != nil {
+		return Chat{}, err
+	}
+	defer os.RemoveAll(dir)
+	if err := writeFiles(dir, t.Files); err != nil {
+		return Chat{}, err
+	}
+	ws, err := tools.NewWorkspace(dir, tools.Config{Window: window, Policy: tools.Policy{Yes: true}})
+	if err != nil {
+		return Chat{}, err
+	}
+	if err := fitsOneRead(t, ws.Config().ReadLines); err != nil {
+		return Chat{}, err
+	}
+	replies := make([]model.Reply, len(t.Replies))
+	for i, text := range t.Replies {
+		replies[i] = model.Reply{Text: text}
+	}
+	script, err := model.NewScript("hermes", replies)
+	if err != nil {
+		return Chat{}, err
+	}
+	set := tools.Default()
+	var evs events
+	a, err := loop.New(loop.Config{Model: script, Tools: set, Workspace: ws, Check: t.Check, Sink: &evs})
+	if err != nil {
+		return Chat{}, err
+	}
+	out := a.Run(ctx, t.Text)
+	msgs := append([]chat.Message{{Role: "system", Content: loop.DefaultSystem}}, a.History()...)
+	if err := judge(t, out, script.Requests(), evs, msgs); err != nil {
+		return Chat{}, fmt.Errorf("%s task %d (%q): %w", t.Family, t.Seed, t.Text, err)
+	}
+	normalize(msgs)
+	return Chat{Messages: msgs, Tools: set.Definitions()}, nil
+}
+
+// judge checks that a run went as its task planned.
+func judge(t Task, out loop.Outcome, requests int, evs events, msgs []chat.Message) error {
+	if out.Kind != t.Want {
+		return fmt.Errorf("the run ended %s, want %s", out, t.Want)
+	}
+	if requests != len(t.Replies) {
+		return fmt.Errorf("the run took %d replies of %d", requests, len(t.Replies))
+	}
+	if out.Repairs > 0 || out.Retries > 0 {
+		return fmt.Errorf("the replies needed %d repairs and %d retries", out.Repairs, out.Retries)
+	}
+	for _, e := range evs {
+		if e.Kind == transcript.KindNote || e.Kind == transcript.KindRejected {
+			return fmt.Errorf("the loop sent a %s: %s", e.Kind, e.Text)
+		}
+	}
+	var results strings.Builder
+	for _, m := range msgs {
+		if m.Role == "tool" {
+			results.WriteString(m.Content + "\n")
+		}
+	}
+	for _, g := range t.Grounds {
+		if !strings.Contains(results.String(), g) {
+			return fmt.Errorf("no tool result shows %q:\n%s", g, results.String())
+		}
+	}
+	if last := msgs[len(msgs)-1]; last.Role != "assistant" || last.Content != t.Replies[len(t.Replies)-1] {
+		return fmt.Errorf("the last message is %+v, not the final answer", last)
+	}
+	return nil
+}
+
+// fitsOneRead checks that every file the task reads fits in one read_file
+// call, as its replies assume.
+func fitsOneRead(t Task, lines int) error {
+	for _, f := range t.Files {
+		if !slices.Contains(t.Replies, readFile(f.Path)) {
+			continue
+		}
+		if n := strings.Count(f.Content, "\n"); n > lines {
+			return fmt.Errorf("%s task %d: %s has %d lines, more than read_file's %d at this window", t.Family, t.Seed, f.Path, n, lines)
+		}
+	}
+	return nil
+}
+
+// writeFiles writes a workspace's files under dir.
+func writeFiles(dir string, files []File) error {
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(f.Content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
