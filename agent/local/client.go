@@ -32,17 +32,24 @@ type Options struct {
 // Client completes chats on one model with one KV cache. It is not safe for
 // concurrent use.
 type Client struct {
-	model     *llama.Model
-	ctx       *llama.Context
-	slot      *llama.Slot
-	parent    *Client // of a Sub client
-	saved     []byte  // the parent's sequence while a Sub client runs
-	inSub     bool    // a Sub client of this one runs
-	subagents bool
-	tmpl      *chat.Template // default template
-	toolTmpl  *chat.Template // tool_use variant, or tmpl
-	detection chat.Detection
-	thinking  bool // the template writes <think> blocks
+	model  *llama.Model
+	ctx    *llama.Context
+	slot   *llama.Slot
+	parent *Client // of a Sub client
+	saved  []byte  // the parent's sequence while a Sub client runs
+	inSub  bool    // a Sub client of this one runs
+
+	// What the last request computed, for the next one: the prompt's
+	// tokens and the tools' compiled validator.
+	lastPrompt    string
+	lastTokens    []llama.Token
+	lastToolsKey  string
+	lastValidator *chat.Validator
+	subagents     bool
+	tmpl          *chat.Template // default template
+	toolTmpl      *chat.Template // tool_use variant, or tmpl
+	detection     chat.Detection
+	thinking      bool // the template writes <think> blocks
 }
 
 // New makes a client over m. The template must render; the context must

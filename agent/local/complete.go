@@ -38,7 +38,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := validator(req)
+	v, err := c.validator(req)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	u.RenderMs = msSince(t)
 	resp := &Response{Prompt: prompt, Format: f.Name()}
 	t = time.Now()
-	toks, err := Tokenize(c.model, prompt)
+	toks, err := c.tokenize(prompt)
 	if err != nil {
 		return nil, err
 	}
@@ -161,12 +161,46 @@ func Tokenize(m *llama.Model, prompt string) ([]llama.Token, error) {
 
 // validator checks the tools' schemas before anything is generated: a
 // schema that does not compile is the caller's error, whatever tool_choice
-// says. It returns nil without tools.
-func validator(req Request) (*chat.Validator, error) {
+// says. It returns nil without tools. The compiled validator is kept for
+// the next request with the same tools, as an agent sends on every step.
+func (c *Client) validator(req Request) (*chat.Validator, error) {
 	if len(req.Tools) == 0 {
 		return nil, nil
 	}
-	return chat.NewValidator(req.Tools)
+	key := toolsKey(req.Tools)
+	if c.lastValidator != nil && c.lastToolsKey == key {
+		return c.lastValidator, nil
+	}
+	v, err := chat.NewValidator(req.Tools)
+	if err != nil {
+		return nil, err
+	}
+	c.lastToolsKey, c.lastValidator = key, v
+	return v, nil
+}
+
+// toolsKey identifies a tool list by its definitions.
+func toolsKey(ts []chat.Tool) string {
+	var b strings.Builder
+	for _, t := range ts {
+		b.Write(t.Raw)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// tokenize is Tokenize, with the last prompt's tokens kept: the context
+// manager counts a prompt (PromptTokens) just before Complete sends it.
+func (c *Client) tokenize(prompt string) ([]llama.Token, error) {
+	if c.lastPrompt == prompt && c.lastTokens != nil {
+		return c.lastTokens, nil
+	}
+	toks, err := Tokenize(c.model, prompt)
+	if err != nil {
+		return nil, err
+	}
+	c.lastPrompt, c.lastTokens = prompt, toks
+	return toks, nil
 }
 
 // chain builds a sampler chain; a zero Config means the defaults.

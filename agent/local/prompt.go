@@ -57,7 +57,7 @@ func (c *Client) PromptTokens(req Request) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	toks, err := Tokenize(c.model, prompt+prefill)
+	toks, err := c.tokenize(prompt + prefill)
 	return len(toks), err
 }
 

@@ -24,6 +24,11 @@ type Agent struct {
 	sink    transcript.Sink
 	window  *window.Manager // context management, or nil
 
+	// Built once: the tools do not change during a run.
+	validator    *chat.Validator
+	validatorErr error
+	formats      map[string]chat.Format
+
 	// per Run
 	out       Outcome
 	step      int
@@ -51,6 +56,7 @@ func New(cfg Config) (*Agent, error) {
 	if a.sink == nil {
 		a.sink = transcript.Multi(nil)
 	}
+	a.validator, a.validatorErr = chat.NewValidator(tools)
 	a.guard = loopguard.Detector{Repeats: cfg.Guards.LoopRepeats, Cycles: cfg.Guards.LoopCycles}
 	a.newWindow()
 	return a, nil

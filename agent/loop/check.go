@@ -47,8 +47,8 @@ func (a *Agent) check(resp *model.Response) turn {
 			a.maxTokens, 2*a.cfg.maxTokens())
 		return t
 	}
-	f, err := chat.NewFormat(resp.Format, a.tools)
-	v, verr := chat.NewValidator(a.tools)
+	f, err := a.format(resp.Format)
+	v, verr := a.validator, a.validatorErr
 	if err == nil && verr == nil {
 		fixer := repair.Fixer{Format: f, Check: repair.Validates(v), NoRepair: a.cfg.Guards.NoRepair, NoRecovery: a.cfg.Guards.NoRecover}
 		if a.cfg.Guards.NoRepair {
@@ -191,8 +191,8 @@ func (t turn) errorFor() string {
 // failure classifier of seed 000 Example 1, for the transcript and the
 // run's statistics.
 func (a *Agent) classify(t turn) {
-	f, _ := chat.NewFormat(t.resp.Format, a.tools)
-	v, _ := chat.NewValidator(a.tools)
+	f, _ := a.format(t.resp.Format)
+	v := a.validator
 	c := classify.Classifier{Format: f, Validator: v, Exists: a.exists}
 	parsed := t.resp.Parsed
 	k := c.Classify(classify.Reply{Text: t.resp.Text, FinishReason: t.resp.FinishReason, Parsed: &parsed, Previous: a.prevCall})
@@ -209,4 +209,21 @@ func (a *Agent) exists(path string) bool {
 	}
 	_, err = os.Stat(p)
 	return err == nil
+}
+
+// format returns the call format of a reply, made once per name: the
+// tools do not change during a run.
+func (a *Agent) format(name string) (chat.Format, error) {
+	if f, ok := a.formats[name]; ok {
+		return f, nil
+	}
+	f, err := chat.NewFormat(name, a.tools)
+	if err != nil {
+		return nil, err
+	}
+	if a.formats == nil {
+		a.formats = map[string]chat.Format{}
+	}
+	a.formats[name] = f
+	return f, nil
 }
