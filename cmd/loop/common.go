@@ -81,9 +81,23 @@ func (f *modelFlags) setup(stderr io.Writer) error {
 	return nil
 }
 
+// resolve takes the model this binary carries (`loop pack`) when -m is
+// not given.
+func (f *modelFlags) resolve(stderr io.Writer) error {
+	if f.model != "" {
+		return nil
+	}
+	p, err := packedModel(stderr)
+	f.model = p
+	return err
+}
+
 // load sets up logging and backends and loads the model, showing progress
 // on stderr when the load takes a while.
 func (f *modelFlags) load(ctx context.Context, stderr io.Writer, vocabOnly bool) (*llama.Model, error) {
+	if err := f.resolve(stderr); err != nil {
+		return nil, err
+	}
 	if f.model == "" {
 		return nil, usagef("no model: pass -m FILE")
 	}

@@ -48,6 +48,7 @@ var commands = []command{
 	{"lint", "check tool definitions: descriptions, parameters, nesting, overlaps, schema rules", runLint},
 	{"context-plan", "print the context settings derived from each window size", runContextPlan},
 	{"map", "print a repository map: files and declarations, ranked, within a token budget", runMap},
+	{"pack", "write one executable that carries a GGUF model: loop with the model inside", runPack},
 }
 
 func main() {

@@ -85,8 +85,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := f.check(); err != nil {
 		return err
 	}
-	if f.script == "" && f.model == "" {
-		return usagef("no model: pass -m FILE, or --script FILE to replay replies")
+	if f.script == "" {
+		if err := f.resolve(stderr); err != nil {
+			return err
+		}
+		if f.model == "" {
+			return usagef("no model: pass -m FILE, or --script FILE to replay replies")
+		}
 	}
 	o, err := f.sampling.overrides()
 	if err != nil {
