@@ -48,6 +48,8 @@ var commands = []command{
 	{"lint", "check tool definitions: descriptions, parameters, nesting, overlaps, schema rules", runLint},
 	{"context-plan", "print the context settings derived from each window size", runContextPlan},
 	{"map", "print a repository map: files and declarations, ranked, within a token budget", runMap},
+	{"kld", "compare two files of one model: KL divergence of next-token distributions, same-top rate, perplexities", runKLD},
+	{"quantize", "write a model with its weights in another type (llama-quantize)", runQuantize},
 	{"pack", "write one executable that carries a GGUF model: loop with the model inside", runPack},
 }
 
