@@ -41,8 +41,7 @@ type Client struct {
 
 	// What the last request computed, for the next one: the prompt's
 	// tokens and the tools' compiled validator.
-	lastPrompt    string
-	lastTokens    []llama.Token
+	last          promptTokens
 	lastToolsKey  string
 	lastValidator *chat.Validator
 	subagents     bool

@@ -140,25 +140,6 @@ func deltas(onDelta func(chat.Delta)) func([]chat.Delta) {
 	}
 }
 
-// Tokenize turns a rendered prompt into the tokens Complete sends. A
-// template that writes the BOS token itself would get a second one from a
-// vocabulary that adds BOS: as llama.cpp's chat code does, the rendered
-// BOS (and a final EOS the vocabulary adds) is removed first, so the prompt
-// starts with exactly one. `loop template` counts with it too.
-func Tokenize(m *llama.Model, prompt string) ([]llama.Token, error) {
-	if m.AddBOS() {
-		if bos, err := m.TokenPiece(m.BOS(), true); err == nil && bos != "" {
-			prompt = strings.TrimPrefix(prompt, bos)
-		}
-	}
-	if m.AddEOS() {
-		if eos, err := m.TokenPiece(m.EOS(), true); err == nil && eos != "" {
-			prompt = strings.TrimSuffix(prompt, eos)
-		}
-	}
-	return m.Tokenize(prompt, true, true)
-}
-
 // validator checks the tools' schemas before anything is generated: a
 // schema that does not compile is the caller's error, whatever tool_choice
 // says. It returns nil without tools. The compiled validator is kept for
@@ -187,20 +168,6 @@ func toolsKey(ts []chat.Tool) string {
 		b.WriteByte(0)
 	}
 	return b.String()
-}
-
-// tokenize is Tokenize, with the last prompt's tokens kept: the context
-// manager counts a prompt (PromptTokens) just before Complete sends it.
-func (c *Client) tokenize(prompt string) ([]llama.Token, error) {
-	if c.lastPrompt == prompt && c.lastTokens != nil {
-		return c.lastTokens, nil
-	}
-	toks, err := Tokenize(c.model, prompt)
-	if err != nil {
-		return nil, err
-	}
-	c.lastPrompt, c.lastTokens = prompt, toks
-	return toks, nil
 }
 
 // chain builds a sampler chain; a zero Config means the defaults.
