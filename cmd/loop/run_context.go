@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	window "github.com/loopagent/loop/agent/context"
@@ -41,7 +43,7 @@ func (c contextFlags) system(root string, plan window.Strategy, stderr io.Writer
 	var b strings.Builder
 	b.WriteString(loop.DefaultSystem)
 	if !c.noFiles {
-		files, err := instructions.Load(root, root, instructions.Config{})
+		files, err := instructions.Load(root, root, instructions.Config{Global: globalInstructions()})
 		if err != nil {
 			fmt.Fprintf(stderr, "loop run: instruction files: %v\n", err)
 		}
@@ -84,6 +86,18 @@ func (c *contextFlags) tools(m model.Model, plan window.Strategy) (*tools.Set, e
 		})
 	}
 	return tools.NewSet(set...)
+}
+
+// globalInstructions is the user's own instruction file, loaded before
+// the workspace's: AGENTS.md in loop's configuration directory
+// (~/.config/loop/AGENTS.md on Linux). Nothing else outside the
+// workspace is read.
+func globalInstructions() []string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return nil
+	}
+	return []string{filepath.Join(dir, "loop", "AGENTS.md")}
 }
 
 // manager is the context management of a run on a window of ctxSize
