@@ -19,6 +19,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loopagent/loop/agent/eval"
@@ -122,7 +123,7 @@ func Choose(cands []Candidate, cons Constraints) (all, ranked []Verdict) {
 		v.TotalGB = v.WeightsGB + v.KVGB
 		switch {
 		case v.TotalGB > cons.budget():
-			v.Rejected = fmt.Sprintf("needs %s GB > %s GB", decimal.Fixed(v.TotalGB, 1), decimal.Fixed(cons.budget(), 0))
+			v.Rejected = fmt.Sprintf("needs %s GB > %s GB", decimal.Fixed(v.TotalGB, 1), strconv.FormatFloat(cons.budget(), 'f', -1, 64))
 		case c.TrainedContext < ctx:
 			v.Rejected = fmt.Sprintf("trained context %d < %d", c.TrainedContext, ctx)
 		case !c.Tools:

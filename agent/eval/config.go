@@ -164,8 +164,10 @@ func configNames() []string {
 	return names
 }
 
-// apply sets the configuration's settings on a loop.Config.
-func (c Config) apply(lc *loop.Config) error {
+// apply sets the configuration's settings on a loop.Config, with the
+// run's seed in both sampler configurations, so that two configurations
+// sample their runs alike.
+func (c Config) apply(lc *loop.Config, seed int) error {
 	lc.Guards = c.Guards()
 	if lc.MaxSteps == 0 {
 		lc.MaxSteps = c.MaxSteps
@@ -174,10 +176,7 @@ func (c Config) apply(lc *loop.Config) error {
 	if c.FewShot {
 		lc.FewShot = fewshot.Default()
 	}
-	if c.Preset == "" && c.Temperature == nil {
-		return nil
-	}
-	var o sampler.Overrides
+	o := sampler.Overrides{Seed: sampler.Ptr(uint32(seed))}
 	if c.Temperature != nil {
 		o.Temperature = sampler.Ptr(*c.Temperature)
 	}

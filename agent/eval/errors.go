@@ -13,9 +13,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Subject == "" {
-		return "eval: " + e.Op + ": " + e.Err.Error()
+		return e.Op + ": " + e.Err.Error()
 	}
-	return "eval: " + e.Op + ": " + e.Subject + ": " + e.Err.Error()
+	return e.Op + ": " + e.Subject + ": " + e.Err.Error()
 }
 
 func (e *Error) Unwrap() error { return e.Err }

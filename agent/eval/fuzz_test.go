@@ -79,11 +79,11 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, data, want string
 	}{
-		{"no task", `{"pass": {}}`, "eval: parse scenario: invalid: no task"},
-		{"bad tools", `{"task": "x", "tools": "many"}`, `eval: parse scenario: invalid: tools "many": want one of ["" "default" "seed13"]`},
-		{"bad pattern", `{"task": "x", "pass": {"answer": "("}}`, "eval: parse scenario: invalid: pass.answer: error parsing regexp: missing closing ): `(`"},
-		{"outside path", `{"task": "x", "files": {"../a": "b"}}`, `eval: parse scenario: invalid: file "../a": want a relative path inside the workspace`},
-		{"unknown field", `{"task": "x", "pas": {}}`, `eval: parse scenario: invalid: json: unknown field "pas"`},
+		{"no task", `{"pass": {}}`, "parse scenario: invalid: no task"},
+		{"bad tools", `{"task": "x", "tools": "many"}`, `parse scenario: invalid: tools "many": want one of ["" "default" "seed13"]`},
+		{"bad pattern", `{"task": "x", "pass": {"answer": "("}}`, "parse scenario: invalid: pass.answer: error parsing regexp: missing closing ): `(`"},
+		{"outside path", `{"task": "x", "files": {"../a": "b"}}`, `parse scenario: invalid: file "../a": want a relative path inside the workspace`},
+		{"unknown field", `{"task": "x", "pas": {}}`, `parse scenario: invalid: json: unknown field "pas"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,7 +93,7 @@ func TestParseErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseConfig([]byte(`{"name": "x", "tools": "huge"}`)); err == nil || err.Error() != `eval: parse config: x: invalid: tools "huge": want small or large` {
+	if _, err := ParseConfig([]byte(`{"name": "x", "tools": "huge"}`)); err == nil || err.Error() != `parse config: x: invalid: tools "huge": want small or large` {
 		t.Errorf("ParseConfig(tools huge) = %v", err)
 	}
 	if _, err := LookupConfig("nonesuch"); !errors.Is(err, ErrUnknown) {

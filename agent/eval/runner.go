@@ -17,15 +17,16 @@ import (
 type RunSpec struct {
 	Scenario *Scenario
 	Config   Config
-	// Seed numbers the repetition, from 0; a live model's factory seeds
-	// its sampler with it.
+	// Seed numbers the repetition, from 0; it seeds the samplers of the
+	// run (loop.Config.Sampling and CallSampling).
 	Seed int
 }
 
 // Factory makes the model of one run and a function that releases it. A
-// live model's factory applies the run's Config (NoGrammar, Format) and
-// Seed, and may hand out one loaded model again and again (runs are
-// sequential); it reports whether the calls are written under a grammar.
+// live model's factory applies the run's Config.NoGrammar and Format (or
+// refuses them), and may hand out one loaded model again and again (runs
+// are sequential); it reports whether the calls are written under a
+// grammar. The runner sets the sampling seed itself.
 type Factory func(ctx context.Context, spec RunSpec) (m model.Model, grammar bool, release func(), err error)
 
 // Script is the Factory of scripted scenarios: model.NewScript with the
@@ -96,7 +97,7 @@ func (r Runner) runOne(ctx context.Context, spec RunSpec) (Result, error) {
 	if err := sc.copyWorkspace(dir); err != nil {
 		return Result{}, &Error{Op: "run", Subject: sc.Name, Err: err}
 	}
-	agent, evs, err := newAgent(m, sc, cfg, dir)
+	agent, evs, err := newAgent(m, spec, dir)
 	if err != nil {
 		return Result{}, &Error{Op: "run", Subject: sc.Name + " / " + cfg.Name, Err: err}
 	}
@@ -114,7 +115,8 @@ func (r Runner) runOne(ctx context.Context, spec RunSpec) (Result, error) {
 }
 
 // newAgent builds the run's agent, with a sink that keeps its events.
-func newAgent(m model.Model, sc *Scenario, cfg Config, dir string) (*loop.Agent, *events, error) {
+func newAgent(m model.Model, spec RunSpec, dir string) (*loop.Agent, *events, error) {
+	sc, cfg := spec.Scenario, spec.Config
 	ws, err := tools.NewWorkspace(dir, tools.Config{})
 	if err != nil {
 		return nil, nil, err
@@ -127,7 +129,7 @@ func newAgent(m model.Model, sc *Scenario, cfg Config, dir string) (*loop.Agent,
 	}
 	evs := &events{}
 	lc := loop.Config{Model: m, Tools: set, Workspace: ws, MaxSteps: sc.MaxSteps, Check: sc.Check, Sink: evs}
-	if err := cfg.apply(&lc); err != nil {
+	if err := cfg.apply(&lc, spec.Seed); err != nil {
 		return nil, nil, err
 	}
 	a, err := loop.New(lc)
