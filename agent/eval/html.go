@@ -36,14 +36,14 @@ func (r *Report) WriteHTML(w io.Writer) error {
 <style>
 body { font-family: system-ui, sans-serif; margin: 2em; color: #1a202c; }
 table { border-collapse: collapse; margin: 1em 0; }
-th, td { border: 1px solid #cbd5e0; padding: 0.2em 0.6em; text-align: left; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #cbd5e0; padding: 0.2em 0.6em; text-align: left; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.pass { background: #c6f6d5; } td.fail { background: #fed7d7; }
 pre { background: #f7fafc; padding: 1em; }
 </style>
 </head>
 <body>
 <h1>loop eval: suite %s</h1>
-<p>%d scenarios, %d configurations, %d run(s) each. Rates with 95%% Wilson intervals.</p>
+<p>%d scenarios, %d configurations, %d run(s) each. The chart shows each configuration's rates; the whiskers are their 95%% Wilson intervals.</p>
 `, e(r.Suite), e(r.Suite), len(r.Scenarios), len(r.Configs), max(r.Seeds, 1))
 	r.htmlTable(&b)
 	b.WriteString(r.Chart())
@@ -88,7 +88,7 @@ func (r *Report) Chart() string {
 		left, top, plotH, barW, gap = 50, 20, 240, 14, 30
 	)
 	groupW := len(chartMetrics)*barW + gap
-	width := left + len(r.Summaries)*groupW + 20
+	width := max(left+len(r.Summaries)*groupW+20, 480) // room for the legend
 	height := top + plotH + 60 + 20*len(chartMetrics)
 	y := func(p float64) string { return decimal.Fixed(top+plotH*(1-p), 1) }
 	var b strings.Builder
@@ -111,6 +111,10 @@ func (r *Report) Chart() string {
 			cx := x + (barW-2)/2
 			fmt.Fprintf(&b, `<line class="whisker" x1="%d" x2="%d" y1="%s" y2="%s" stroke="#1a202c"/>
 `, cx, cx, y(iv.Low), y(iv.High))
+			for _, end := range []float64{iv.Low, iv.High} {
+				fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%s" y2="%s" stroke="#1a202c"/>
+`, cx-3, cx+3, y(end), y(end))
+			}
 		}
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" text-anchor="middle">%s</text>
 `, x0+len(chartMetrics)*barW/2, top+plotH+16, html.EscapeString(s.Config))
@@ -118,12 +122,23 @@ func (r *Report) Chart() string {
 	for j, m := range chartMetrics {
 		ly := top + plotH + 40 + 20*j
 		label := m.name
-		if j > 0 && j < 3 && len(r.Summaries) > 0 {
-			label += " (" + r.Summaries[0].parseLabel() + ")"
+		if j > 0 && j < 3 {
+			label += " (" + r.parseLabel() + ")"
 		}
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="12">%s</text>
 `, left, ly, m.colour, left+18, ly+10, html.EscapeString(label))
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+// parseLabel says whether the parse rates of all the configurations were
+// measured without a grammar.
+func (r *Report) parseLabel() string {
+	for _, s := range r.Summaries {
+		if s.Grammar {
+			return "some under a grammar: 100% by construction there"
+		}
+	}
+	return "no grammar"
 }

@@ -110,6 +110,10 @@ func (r *Replies) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
+	if len(raw) == 0 {
+		*r = nil // no replies: a live model answers
+		return nil
+	}
 	out := make(Replies, len(raw))
 	for i, m := range raw {
 		if json.Unmarshal(m, &out[i].Text) == nil {
