@@ -41,6 +41,9 @@ func Script(_ context.Context, spec RunSpec) (model.Model, bool, func(), error) 
 }
 
 // Runner runs suites. The zero value runs scripted scenarios once each.
+// Each run gets a fresh temporary workspace with tools' default shell
+// policy and nobody to ask: a command the policy does not allow is
+// refused, as a result the model reads.
 type Runner struct {
 	// Live makes the model of a scenario without scripted replies; nil
 	// means such a scenario is an error wrapping ErrNoModel.

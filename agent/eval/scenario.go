@@ -257,11 +257,14 @@ func WriteSuite(dir string, suite *Suite) error {
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			return &Error{Op: "write suite", Subject: sub, Err: err}
 		}
-		b, err := json.MarshalIndent(s, "", "  ")
-		if err != nil {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // <tool_call> as the model wrote it
+		if err := enc.Encode(s); err != nil {
 			return &Error{Op: "write suite", Subject: s.Name, Err: err}
 		}
-		if err := os.WriteFile(filepath.Join(sub, "scenario.json"), append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(sub, "scenario.json"), b.Bytes(), 0o644); err != nil {
 			return &Error{Op: "write suite", Subject: sub, Err: err}
 		}
 	}
