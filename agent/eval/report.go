@@ -171,7 +171,7 @@ func trimLines(s string) string {
 // meaningless under one.
 func (s Summary) parseLabel() string {
 	if s.Grammar {
-		return "under a grammar: 100% by construction"
+		return "grammar: 100% by construction"
 	}
 	return "no grammar"
 }
@@ -194,8 +194,12 @@ func (r *Report) Rates() string {
 			{"schema-valid", s.SchemaValid},
 			{"right call", s.RightCall},
 		}
+		w := 0
 		for _, row := range rows {
-			fmt.Fprintf(&b, "  %-44s %-9s %s\n", row.name, row.rate.Fraction(), row.rate)
+			w = max(w, len(row.name))
+		}
+		for _, row := range rows {
+			fmt.Fprintf(&b, "  %-*s  %-9s %s\n", w, row.name, row.rate.Fraction(), row.rate)
 		}
 	}
 	return b.String()

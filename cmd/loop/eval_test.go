@@ -76,3 +76,32 @@ func TestChooseCommand(t *testing.T) {
 		t.Errorf("loop choose --json -c 65536: %d %s %s", code, out, errOut)
 	}
 }
+
+// TestEvalLive runs a scenario without scripted replies on a generated
+// test model (random weights: it fails, but the run goes through the
+// in-process client, under its call grammar, which the rates' label
+// says), and refuses a configuration that asks for no grammar.
+func TestEvalLive(t *testing.T) {
+	model := testmodels.Path(t, testmodels.TinyQwen3F16)
+	dir := filepath.Join(t.TempDir(), "01-read")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "scenario.json"), []byte(`{"task": "Read pom.xml.", "max_steps": 2,
+		"files": {"pom.xml": "<project/>\n"}, "pass": {"calls": [{"name": "read_file", "arguments": {"path": "pom.xml"}}]}}`), 0o644)
+	short := filepath.Join(t.TempDir(), "short.json")
+	os.WriteFile(short, []byte(`{"name": "short", "max_tokens": 32}`), 0o644)
+	suite := filepath.Dir(dir)
+	code, out, errOut := runLoop(t, "eval", "-m", model, "-t", "1", "--suite", suite, "--config", short, "--json")
+	if code != 0 {
+		t.Fatalf("loop eval -m exited %d: %s", code, errOut)
+	}
+	rep, err := eval.ReadReport([]byte(out))
+	if err != nil || len(rep.Results) != 1 || !rep.Results[0].Grammar || rep.Results[0].Requests == 0 {
+		t.Fatalf("report %v %+v: want one run of the live model, under a grammar", err, rep)
+	}
+	noGrammar := filepath.Join(t.TempDir(), "raw.json")
+	os.WriteFile(noGrammar, []byte(`{"name": "nogrammar", "no_grammar": true}`), 0o644)
+	code, _, errOut = runLoop(t, "eval", "-m", model, "--suite", suite, "--config", noGrammar)
+	if code != 1 || !strings.Contains(errOut, "no_grammar") {
+		t.Errorf("loop eval -m with no_grammar = %d, %q; want a refusal", code, errOut)
+	}
+}
