@@ -2,6 +2,7 @@ package loop_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ import (
 func TestSeedRetryHistory(t *testing.T) {
 	readArgs := func(args string) string { return call(`{"name": "read_file", "arguments": ` + args + `}`) }
 	ws, _ := tools.NewWorkspace(t.TempDir(), tools.Config{})
-	set, err := tools.NewSet(seedTool{"read_file", `"path": {"type": "string", "description": "file path"}`, &seedWorkspace{}})
+	set, err := tools.NewSet(fixedRead{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,4 +58,19 @@ func TestSeedRetryHistory(t *testing.T) {
 	if out.Kind != loop.BadReply || out.Reason != "args" || len(h) != 7 {
 		t.Errorf("scenario 2: %s, %d messages, want bad reply (args) and 7", out, len(h))
 	}
+}
+
+// fixedRead is a read_file whose one argument is a path and whose result
+// is always the same text.
+type fixedRead struct{}
+
+func (fixedRead) Name() string        { return "read_file" }
+func (fixedRead) Description() string { return "Read a file." }
+func (fixedRead) ReadOnly() bool      { return true }
+func (fixedRead) Schema() json.RawMessage {
+	return json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string", "description": "file path"}}, "required": ["path"]}`)
+}
+
+func (fixedRead) Run(context.Context, *tools.Workspace, json.RawMessage) (tools.Result, error) {
+	return tools.Result{Content: "int total() { return 27; }"}, nil
 }

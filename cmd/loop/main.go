@@ -13,6 +13,8 @@
 //	loop replay [-C DIR] TRANSCRIPT.jsonl
 //	loop context-plan [-c 8192,16384,32768] [--triggers] [--json]
 //	loop map [-C DIR] [--tokens N] [--file PATH]... [-m model.gguf] [--json]
+//	loop eval [--suite NAME|DIR] [--config NAME|FILE]... [--seeds N] [--json] [--html FILE] | --plan P1 P2
+//	loop choose [--budget GB] [-c CTX] [--kv-type T] [--passed FILE=K/N]... FILE.gguf...
 package main
 
 import (
@@ -48,6 +50,8 @@ var commands = []command{
 	{"lint", "check tool definitions: descriptions, parameters, nesting, overlaps, schema rules", runLint},
 	{"context-plan", "print the context settings derived from each window size", runContextPlan},
 	{"map", "print a repository map: files and declarations, ranked, within a token budget", runMap},
+	{"eval", "run scenarios against agent configurations: pass rates with Wilson intervals, compared", runEval},
+	{"choose", "pick a GGUF file: memory at a context, trained context, template tools, ranked by eval results", runChoose},
 	{"kld", "compare two files of one model: KL divergence of next-token distributions, same-top rate, perplexities", runKLD},
 	{"quantize", "write a model with its weights in another type (llama-quantize)", runQuantize},
 	{"pack", "write one executable that carries a GGUF model: loop with the model inside", runPack},

@@ -127,3 +127,28 @@ func TestContextPackagesKnowNoModel(t *testing.T) {
 		t.Errorf("found %d of the context packages %v", found, pure)
 	}
 }
+
+// TestMeasurementSitsOnTop: the measurement packages (agent/eval,
+// agent/choose) drive the agent from above. No agent package depends on
+// them, only the command line and each other, so that measuring never
+// changes what is measured.
+func TestMeasurementSitsOnTop(t *testing.T) {
+	top := []string{module + "/agent/eval", module + "/agent/choose"}
+	found := 0
+	for _, p := range listPackages(t) {
+		if slices.Contains(top, p.ImportPath) {
+			found++
+		}
+		if slices.Contains(top, p.ImportPath) || p.ImportPath == module+"/cmd/loop" {
+			continue
+		}
+		for _, m := range top {
+			if slices.Contains(p.Deps, m) {
+				t.Errorf("package %s depends on %s; only cmd/loop may", p.ImportPath, m)
+			}
+		}
+	}
+	if found != len(top) {
+		t.Errorf("found %d of the packages %v", found, top)
+	}
+}

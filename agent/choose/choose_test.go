@@ -1,0 +1,83 @@
+package choose
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loopagent/loop/internal/golden"
+	"github.com/loopagent/loop/internal/testmodels"
+)
+
+// seedCandidates are seed 000 Example 12's five example candidates:
+// parameters in billions, layers, KV heads, head size, bits per weight,
+// trained context, tool support, tasks passed of tasks.
+func seedCandidates() []Candidate {
+	c := func(name string, paramsB float64, layers, kvHeads, headDim int, bpw float64, trained int, tools bool, passed, tasks int) Candidate {
+		return Candidate{Name: name, Params: paramsB * 1e9, WeightBytes: paramsB * 1e9 * bpw / 8, Layers: layers, KVHeads: kvHeads,
+			HeadDimK: headDim, HeadDimV: headDim, TrainedContext: trained, Tools: tools, Passed: passed, Tasks: tasks}
+	}
+	return []Candidate{
+		c("cand-1", 7.6, 28, 4, 128, 4.9, 32_768, true, 31, 50),
+		c("cand-2", 14.8, 48, 8, 128, 4.9, 32_768, true, 36, 50),
+		c("cand-3", 3.1, 36, 2, 128, 8.5, 32_768, true, 19, 50),
+		c("cand-4", 8.0, 32, 8, 128, 4.9, 131_072, false, 0, 0),
+		c("cand-5", 6.7, 32, 4, 128, 4.9, 16_384, true, 0, 0),
+	}
+}
+
+// TestSeedExample12 judges the seed's five candidates with its budget (12
+// GB) and context (32,768 tokens), the zero Constraints, and compares the
+// table with the seed's printed output, copied verbatim.
+func TestSeedExample12(t *testing.T) {
+	all, ranked := Choose(seedCandidates(), Constraints{})
+	var b strings.Builder
+	if err := WriteTable(&b, all, ranked); err != nil {
+		t.Fatal(err)
+	}
+	golden.Seed(t, "example12.txt", b.String())
+}
+
+// TestKVType: a quantized KV cache changes cand-2's verdict, as the seed
+// says it would. q8_0 is 34 bytes per 32 elements: 3.42 GB of cache,
+// 12.5 GB in all, still over 12; q4_0 is 18 per 32: 1.81 GB, kept.
+func TestKVType(t *testing.T) {
+	tests := []struct {
+		kv       string
+		kvGB     float64
+		rejected string
+	}{
+		{"f16", 6.44, "needs 15.5 GB > 12 GB"},
+		{"q8_0", 3.42, "needs 12.5 GB > 12 GB"},
+		{"q4_0", 1.81, ""},
+	}
+	for _, tt := range tests {
+		all, _ := Choose(seedCandidates()[1:2], Constraints{KVType: tt.kv})
+		if v := all[0]; v.Rejected != tt.rejected || Round(v.KVGB, 2) != tt.kvGB {
+			t.Errorf("cand-2 with %s KV: %.2f GB, rejected %q; want %.2f GB, %q", tt.kv, v.KVGB, v.Rejected, tt.kvGB, tt.rejected)
+		}
+	}
+}
+
+// TestReadGGUF reads a generated test model's metadata and checks it
+// against what llama.cpp reports for the same file (`loop info`'s test:
+// trained context 32768, weights 0.08 GB + KV 0.01 GB at 32768 tokens,
+// the Hermes call format).
+func TestReadGGUF(t *testing.T) {
+	c, err := ReadGGUF(testmodels.Path(t, testmodels.TinyQwen15F32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := Choose([]Candidate{c}, Constraints{BudgetGB: 1, Context: 32768})
+	v := all[0]
+	if c.TrainedContext != 32768 || !c.Tools || c.Format != "hermes" || v.Rejected != "" {
+		t.Errorf("ReadGGUF = %+v, verdict %+v; want trained 32768, tools, hermes, kept", c, v)
+	}
+	var b strings.Builder
+	WriteTable(&b, all, nil)
+	if want := "weights 0.08 GB + KV 0.01 GB"; !strings.Contains(b.String(), want) {
+		t.Errorf("table %q lacks %q", b.String(), want)
+	}
+	if bpw := c.BitsPerWeight(); bpw < 31 || bpw > 33 {
+		t.Errorf("BitsPerWeight = %v, want about 32 for F32 weights", bpw)
+	}
+}

@@ -1,0 +1,238 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Report is the results of a suite under several configurations, with
+// per-configuration rates and pairwise comparisons. It round-trips
+// through JSON.
+type Report struct {
+	Suite     string   `json:"suite"`
+	Scenarios []string `json:"scenarios"`
+	Configs   []Config `json:"configs"`
+	// Seeds is the number of runs of each (scenario, configuration).
+	Seeds int `json:"seeds"`
+	// Results are the runs, scenario by scenario, then configuration,
+	// then seed.
+	Results []Result `json:"results"`
+	// Summaries has one entry per configuration, in order.
+	Summaries []Summary `json:"summaries"`
+	// Comparisons are every pair of configurations on the same runs.
+	Comparisons []Comparison `json:"comparisons"`
+}
+
+// Summary is one configuration's rates, each with its Wilson interval.
+type Summary struct {
+	Config string `json:"config"`
+	// Pass is the runs that passed.
+	Pass Rate `json:"pass"`
+	// PassAll is pass^k: the scenarios that passed in all k = Seeds runs.
+	PassAll Rate `json:"pass_all"`
+	// ParsedRaw and Parsed are the replies with a call attempt whose call
+	// parsed as written and after repair and recovery; SchemaValid also
+	// fit the schema.
+	ParsedRaw   Rate `json:"parsed_raw"`
+	Parsed      Rate `json:"parsed"`
+	SchemaValid Rate `json:"schema_valid"`
+	// RightCall is the runs of scenarios with expected calls that made
+	// them.
+	RightCall Rate `json:"right_call"`
+	// Grammar: some replies were written under a grammar, which parses by
+	// construction; the parse rates then say nothing (seed 000 Example 9).
+	Grammar bool `json:"grammar,omitempty"`
+	// Requests is the model requests of all its runs.
+	Requests int `json:"requests"`
+}
+
+// NewReport summarizes results.
+func NewReport(suite *Suite, configs []Config, seeds int, results []Result) *Report {
+	r := &Report{Suite: suite.Name, Configs: configs, Seeds: seeds, Results: results}
+	for _, sc := range suite.Scenarios {
+		r.Scenarios = append(r.Scenarios, sc.Name)
+	}
+	passes := make([][]bool, len(configs))
+	for i, c := range configs {
+		s := Summary{Config: c.Name}
+		allPass := map[string]bool{}
+		for _, res := range results {
+			if res.Config != c.Name {
+				continue
+			}
+			s.add(res)
+			if _, seen := allPass[res.Scenario]; !seen {
+				allPass[res.Scenario] = true
+			}
+			allPass[res.Scenario] = allPass[res.Scenario] && res.Pass
+			passes[i] = append(passes[i], res.Pass)
+		}
+		for _, ok := range allPass {
+			s.PassAll.N++
+			if ok {
+				s.PassAll.K++
+			}
+		}
+		r.Summaries = append(r.Summaries, s)
+	}
+	for i := range configs {
+		for j := i + 1; j < len(configs); j++ {
+			r.Comparisons = append(r.Comparisons, Compare(configs[i].Name, configs[j].Name, passes[i], passes[j]))
+		}
+	}
+	return r
+}
+
+// add counts one run.
+func (s *Summary) add(res Result) {
+	s.Pass.N++
+	if res.Pass {
+		s.Pass.K++
+	}
+	s.ParsedRaw = Rate{s.ParsedRaw.K + res.ParsedRaw, s.ParsedRaw.N + res.CallReplies}
+	s.Parsed = Rate{s.Parsed.K + res.Parsed, s.Parsed.N + res.CallReplies}
+	s.SchemaValid = Rate{s.SchemaValid.K + res.SchemaValid, s.SchemaValid.N + res.CallReplies}
+	if res.RightCall != nil {
+		s.RightCall.N++
+		if *res.RightCall {
+			s.RightCall.K++
+		}
+	}
+	s.Grammar = s.Grammar || res.Grammar
+	s.Requests += res.Requests
+}
+
+// Cell is the table's cell of a scenario under a configuration: the
+// seed-13 cell when every seed agrees, else the passes out of the seeds.
+func (r *Report) Cell(scenario, config string) string {
+	var cells []string
+	passed := 0
+	for _, res := range r.Results {
+		if res.Scenario == scenario && res.Config == config {
+			cells = append(cells, res.Cell())
+			if res.Pass {
+				passed++
+			}
+		}
+	}
+	if len(cells) == 0 {
+		return "-"
+	}
+	for _, c := range cells[1:] {
+		if c != cells[0] {
+			return fmt.Sprintf("%d/%d pass", passed, len(cells))
+		}
+	}
+	return cells[0]
+}
+
+// Table is seed 000 Example 13's table: a row per scenario, a column per
+// configuration, and the pass-rate row; trailing spaces trimmed.
+func (r *Report) Table() string {
+	nameW := 24
+	for _, s := range r.Scenarios {
+		nameW = max(nameW, len(s)+2)
+	}
+	cellW := 16
+	for _, s := range r.Scenarios {
+		for _, c := range r.Configs {
+			cellW = max(cellW, len(r.Cell(s, c.Name))+1)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s", nameW, "scenario")
+	for _, c := range r.Configs {
+		fmt.Fprintf(&b, "%-*s", cellW, c.Name)
+	}
+	for _, s := range r.Scenarios {
+		fmt.Fprintf(&b, "\n%-*s", nameW, s)
+		for _, c := range r.Configs {
+			fmt.Fprintf(&b, "%-*s", cellW, r.Cell(s, c.Name))
+		}
+	}
+	fmt.Fprintf(&b, "\n%-*s", nameW, "pass rate")
+	for _, s := range r.Summaries {
+		fmt.Fprintf(&b, "%-*s", cellW, s.Pass.Fraction())
+	}
+	return trimLines(b.String())
+}
+
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// parseLabel names the parse columns: measured without a grammar, or
+// meaningless under one.
+func (s Summary) parseLabel() string {
+	if s.Grammar {
+		return "grammar: 100% by construction"
+	}
+	return "no grammar"
+}
+
+// Rates is the per-configuration rates, each with its 95% Wilson
+// interval, one block per configuration.
+func (r *Report) Rates() string {
+	var b strings.Builder
+	k := max(r.Seeds, 1)
+	for _, s := range r.Summaries {
+		fmt.Fprintf(&b, "%s (%d requests)\n", s.Config, s.Requests)
+		rows := []struct {
+			name string
+			rate Rate
+		}{
+			{"pass", s.Pass},
+			{fmt.Sprintf("pass^%d", k), s.PassAll},
+			{"parsed, raw (" + s.parseLabel() + ")", s.ParsedRaw},
+			{"parsed, after repair", s.Parsed},
+			{"schema-valid", s.SchemaValid},
+			{"right call", s.RightCall},
+		}
+		w := 0
+		for _, row := range rows {
+			w = max(w, len(row.name))
+		}
+		for _, row := range rows {
+			fmt.Fprintf(&b, "  %-*s  %-9s %s\n", w, row.name, row.rate.Fraction(), row.rate)
+		}
+	}
+	return b.String()
+}
+
+// Differences is one line per pair of configurations.
+func (r *Report) Differences() string {
+	var b strings.Builder
+	for _, c := range r.Comparisons {
+		b.WriteString(c.String() + "\n")
+	}
+	return b.String()
+}
+
+// WriteText writes the table, the rates and the comparisons.
+func (r *Report) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "%s\nrates with 95%% Wilson intervals:\n%s\npairwise, on the same runs:\n%s",
+		r.Table(), r.Rates(), r.Differences())
+	return err
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadReport reads a report WriteJSON wrote.
+func ReadReport(data []byte) (*Report, error) {
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, &Error{Op: "read report", Err: err}
+	}
+	return &r, nil
+}

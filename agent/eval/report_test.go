@@ -1,0 +1,204 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loopagent/loop/agent/loop"
+	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/agent/tools"
+	"github.com/loopagent/loop/agent/transcript"
+	"github.com/loopagent/loop/internal/golden"
+)
+
+// TestSeed13Report runs seed 000 Example 13's suite under every built-in
+// configuration and checks the whole text report: the seed's table with
+// +verify and full columns (7/7 each); the rates (raw: 19 of the 22 call
+// attempts parse as written, counted by hand from the scripts); and the
+// comparisons: at 7 scenarios only raw against +verify and full (6 of 6
+// discordant pairs, p = 2/64) differs beyond noise.
+func TestSeed13Report(t *testing.T) {
+	rep := runSuite(t, Seed13(), configNames()...)
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "report.txt", b.String())
+}
+
+// TestReportJSON: a report survives a JSON round trip whole.
+func TestReportJSON(t *testing.T) {
+	rep := runSuite(t, Seed13(), "raw", "+loop")
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadReport(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rep, back); diff != "" {
+		t.Errorf("ReadReport(WriteJSON(r)) differs (-want +got):\n%s", diff)
+	}
+	if back.Table() != rep.Table() {
+		t.Errorf("the table of the read report differs:\n%s", back.Table())
+	}
+}
+
+// TestSuiteOnDisk writes the built-in suites as directories, loads them
+// back, and gets the same scenarios and the same table.
+func TestSuiteOnDisk(t *testing.T) {
+	for _, suite := range []*Suite{Seed13(), Classifier()} {
+		t.Run(suite.Name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), suite.Name)
+			if err := WriteSuite(dir, suite); err != nil {
+				t.Fatal(err)
+			}
+			back, err := LoadSuite(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range back.Scenarios {
+				s.dir = ""
+			}
+			if diff := cmp.Diff(suite, back, cmp.AllowUnexported(Scenario{})); diff != "" {
+				t.Errorf("LoadSuite(WriteSuite(s)) differs (-want +got):\n%s", diff)
+			}
+			if a, b := runSuite(t, suite, "+loop").Table(), runSuite(t, back, "+loop").Table(); a != b {
+				t.Errorf("table from disk:\n%s\nwant\n%s", b, a)
+			}
+		})
+	}
+}
+
+// TestWorkspaceAndCheck: a scenario's workspace/ directory and files are
+// copied in, a real tool reads and edits them, and the pass condition's
+// check command and answer pattern decide.
+func TestWorkspaceAndCheck(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "01-fix")
+	if err := os.MkdirAll(filepath.Join(sub, "workspace"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(sub, "workspace", "a.txt"), []byte("hello wrld\n"), 0o644)
+	scenario := `{"task": "fix the typo in a.txt", "files": {"check.sh": "grep -q 'hello world' a.txt\n"},
+	  "replies": ["<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}\n</tool_call>",
+	    "<tool_call>\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"a.txt\", \"old_string\": \"wrld\", \"new_string\": \"world\"}}\n</tool_call>",
+	    "Fixed the typo."],
+	  "pass": {"check": "sh check.sh", "answer": "^Fixed", "calls": [{"name": "edit_file", "arguments": {"path": "a.txt"}}]}}`
+	os.WriteFile(filepath.Join(sub, "scenario.json"), []byte(scenario), 0o644)
+	suite, err := LoadSuite(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runSuite(t, suite, "+retry")
+	if r := rep.Results[0]; !r.Pass || r.Requests != 3 || r.RightCall == nil || !*r.RightCall {
+		t.Errorf("result %+v, want a pass in 3 requests with the right call", r)
+	}
+	for _, tt := range []struct{ field, value, reason string }{
+		{"check", "false", "check"}, {"answer", "^Broken", "answer"},
+	} {
+		s := *suite.Scenarios[0]
+		switch tt.field {
+		case "check":
+			s.Pass.Check = tt.value
+		case "answer":
+			s.Pass.Answer = tt.value
+		}
+		rep := runSuite(t, &Suite{Name: "x", Scenarios: []*Scenario{&s}}, "+retry")
+		if r := rep.Results[0]; r.Pass || r.Reason != tt.reason {
+			t.Errorf("with %s %q: %+v, want FAIL:%s", tt.field, tt.value, r, tt.reason)
+		}
+	}
+}
+
+// TestFromTranscript records a real run's transcript, turns it into a
+// scenario, and runs it: the same requests, and a pass on the check the
+// gate used.
+func TestFromTranscript(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "Makefile"), []byte("test:\n\tgrep -q 30 total.txt\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "total.txt"), []byte("27\n"), 0o644)
+	texts := []string{
+		hermesCall(`{"name": "read_file", "arguments": {"path": "total.txt"}}`),
+		hermesCall(`{"name": "edit_file", "arguments": {"path": "total.txt", "old_string": "27", "new_string": "30"}}`),
+		hermesCall(`{"name": "shell", "arguments": {"command": "make test"}}`),
+		"Fixed: 30.",
+	}
+	script, _ := model.NewScript("hermes", replies(texts...))
+	ws, _ := tools.NewWorkspace(dir, tools.Config{Policy: tools.Policy{Yes: true}})
+	var log bytes.Buffer
+	a, err := loop.New(loop.Config{Model: script, Tools: tools.Default(), Workspace: ws, Sink: transcript.NewWriter(&log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := a.Run(context.Background(), "total.txt says 27, make it 30"); out.Kind != loop.Verified {
+		t.Fatalf("recorded run: %s", out)
+	}
+	evs, err := transcript.Read(&log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := FromTranscript(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Check != "make test" || sc.Pass.Check != "make test" || sc.Workspace != dir || len(sc.Replies) != 4 {
+		t.Fatalf("scenario %+v, want the check make test, the workspace and 4 replies", sc)
+	}
+	os.WriteFile(filepath.Join(dir, "total.txt"), []byte("27\n"), 0o644) // revert the recorded run
+	rep := runSuite(t, &Suite{Name: "transcript", Scenarios: []*Scenario{sc}}, "full")
+	if r := rep.Results[0]; !r.Pass || r.Requests != 4 {
+		t.Errorf("replayed: %+v, want PASS(4)", r)
+	}
+}
+
+// TestHTML: the page is self-contained (no src or href to fetch, no
+// script), and its chart is well-formed SVG with a bar and a whisker per
+// rate that has trials.
+func TestHTML(t *testing.T) {
+	rep := runSuite(t, Seed13(), "raw", "+verify")
+	var b strings.Builder
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, bad := range []string{"<script", " src=", " href=", "@import", "url("} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q: not self-contained", bad)
+		}
+	}
+	var svg struct {
+		Rects []struct {
+			Class string `xml:"class,attr"`
+		} `xml:"rect"`
+		Lines []struct {
+			Class string `xml:"class,attr"`
+		} `xml:"line"`
+	}
+	if err := xml.Unmarshal([]byte(rep.Chart()), &svg); err != nil {
+		t.Fatalf("chart is not well-formed XML: %v", err)
+	}
+	bars, whiskers := 0, 0
+	for _, r := range svg.Rects {
+		if r.Class == "bar" {
+			bars++
+		}
+	}
+	for _, l := range svg.Lines {
+		if l.Class == "whisker" {
+			whiskers++
+		}
+	}
+	// Per configuration: pass, parsed raw, parsed, schema-valid; no
+	// scenario of seed13 expects calls, so no right-call bar.
+	if bars != 8 || whiskers != 8 {
+		t.Errorf("%d bars and %d whiskers, want 8 and 8", bars, whiskers)
+	}
+}

@@ -1,0 +1,198 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"github.com/loopagent/loop/agent/loop"
+	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/agent/tools"
+	"github.com/loopagent/loop/agent/transcript"
+)
+
+// RunSpec is one run: a scenario under a configuration with a seed.
+type RunSpec struct {
+	Scenario *Scenario
+	Config   Config
+	// Seed numbers the repetition, from 0; it seeds the samplers of the
+	// run (loop.Config.Sampling and CallSampling).
+	Seed int
+}
+
+// Factory makes the model of one run and a function that releases it. A
+// live model's factory applies the run's Config.NoGrammar and Format (or
+// refuses them), and may hand out one loaded model again and again (runs
+// are sequential); it reports whether the calls are written under a
+// grammar. The runner sets the sampling seed itself.
+type Factory func(ctx context.Context, spec RunSpec) (m model.Model, grammar bool, release func(), err error)
+
+// Script is the Factory of scripted scenarios: model.NewScript with the
+// scenario's replies, branches and format. No grammar constrains them.
+func Script(_ context.Context, spec RunSpec) (model.Model, bool, func(), error) {
+	sc := spec.Scenario
+	if !sc.Scripted() {
+		return nil, false, nil, &Error{Op: "run", Subject: sc.Name, Err: ErrNoModel}
+	}
+	m, err := model.NewScript(sc.format(), sc.Replies, sc.branches()...)
+	return m, false, func() {}, err
+}
+
+// Runner runs suites. The zero value runs scripted scenarios once each.
+// Each run gets a fresh temporary workspace with tools' default shell
+// policy and nobody to ask: a command the policy does not allow is
+// refused, as a result the model reads.
+type Runner struct {
+	// Live makes the model of a scenario without scripted replies; nil
+	// means such a scenario is an error wrapping ErrNoModel.
+	Live Factory
+	// Seeds is how many times each (scenario, configuration) runs; 0
+	// means 1. A script gives the same result every time; a live model
+	// gets seeds 0..Seeds-1.
+	Seeds int
+	// Progress hears each result as it comes; nil means silence.
+	Progress func(Result)
+}
+
+// Run runs every scenario of the suite under every configuration, Seeds
+// times, sequentially, and reports. A failed run is a Result; an error
+// means the harness itself failed (a workspace, a model, a bad
+// configuration).
+func (r Runner) Run(ctx context.Context, suite *Suite, configs []Config) (*Report, error) {
+	seeds := max(r.Seeds, 1)
+	var results []Result
+	for _, sc := range suite.Scenarios {
+		for _, cfg := range configs {
+			for seed := range seeds {
+				res, err := r.runOne(ctx, RunSpec{Scenario: sc, Config: cfg, Seed: seed})
+				if err != nil {
+					return nil, err
+				}
+				if r.Progress != nil {
+					r.Progress(res)
+				}
+				results = append(results, res)
+			}
+		}
+	}
+	return NewReport(suite, configs, seeds, results), nil
+}
+
+// runOne runs one scenario through the real loop and judges it.
+func (r Runner) runOne(ctx context.Context, spec RunSpec) (Result, error) {
+	sc, cfg := spec.Scenario, spec.Config
+	factory := Script
+	if !sc.Scripted() && r.Live != nil {
+		factory = r.Live
+	}
+	m, grammar, release, err := factory(ctx, spec)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
+	dir, err := os.MkdirTemp("", "loop-eval-")
+	if err != nil {
+		return Result{}, &Error{Op: "run", Subject: sc.Name, Err: err}
+	}
+	defer os.RemoveAll(dir)
+	if err := sc.copyWorkspace(dir); err != nil {
+		return Result{}, &Error{Op: "run", Subject: sc.Name, Err: err}
+	}
+	agent, evs, err := newAgent(m, spec, dir)
+	if err != nil {
+		return Result{}, &Error{Op: "run", Subject: sc.Name + " / " + cfg.Name, Err: err}
+	}
+	out := agent.Run(ctx, sc.Task)
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	res := measure(*evs, sc)
+	res.Scenario, res.Config, res.Seed, res.Grammar = sc.Name, cfg.Name, spec.Seed, grammar
+	res.Outcome, res.Requests = string(out.Kind), out.Requests
+	res.Calls, res.Repairs, res.Retries = out.Calls, out.Repairs, out.Retries
+	res.Reason = judge(ctx, sc, out, res, dir)
+	res.Pass = res.Reason == ""
+	return res, nil
+}
+
+// newAgent builds the run's agent, with a sink that keeps its events.
+func newAgent(m model.Model, spec RunSpec, dir string) (*loop.Agent, *events, error) {
+	sc, cfg := spec.Scenario, spec.Config
+	ws, err := tools.NewWorkspace(dir, tools.Config{})
+	if err != nil {
+		return nil, nil, err
+	}
+	set := seedTools()
+	if sc.Tools != "seed13" {
+		if set, err = cfg.toolSet(); err != nil {
+			return nil, nil, err
+		}
+	}
+	evs := &events{}
+	lc := loop.Config{Model: m, Tools: set, Workspace: ws, MaxSteps: sc.MaxSteps, Check: sc.Check, Sink: evs}
+	if err := cfg.apply(&lc, spec.Seed); err != nil {
+		return nil, nil, err
+	}
+	a, err := loop.New(lc)
+	return a, evs, err
+}
+
+// events keeps a run's events.
+type events []transcript.Event
+
+func (e *events) Emit(ev transcript.Event) { *e = append(*e, ev) }
+
+// judge returns why the run failed, or "" when it passed: first how the
+// run ended (the model must have answered; an answer after an unverified
+// change passes only on the scenario's own conditions), then the
+// scenario's conditions in the order of Pass.
+func judge(ctx context.Context, sc *Scenario, out loop.Outcome, res Result, dir string) string {
+	p := sc.Pass
+	switch out.Kind {
+	case loop.Verified, loop.Done:
+	case loop.Unverified:
+		if p.Check == "" && p.Answer == "" && len(p.Calls) == 0 {
+			return "unverified" // nothing else can tell a false claim
+		}
+	case loop.BadReply:
+		return out.Reason
+	case loop.StepLimit:
+		return "steps"
+	case loop.LoopStop:
+		return "loop"
+	default:
+		if errors.Is(out.Err, model.ErrScriptEnd) {
+			return "script end"
+		}
+		return "error"
+	}
+	switch {
+	case p.Verified && out.Kind != loop.Verified:
+		return "unverified"
+	case res.RightCall != nil && !*res.RightCall:
+		return "wrong call"
+	case p.Answer != "" && !answerMatches(p.Answer, out.Answer):
+		return "answer"
+	case p.Check != "" && !checkPasses(ctx, p.Check, dir):
+		return "check"
+	}
+	return ""
+}
+
+// checkPasses runs the pass condition's command in the workspace.
+func checkPasses(ctx context.Context, command, dir string) bool {
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = dir
+	return cmd.Run() == nil
+}
+
+// Cell is the result as seed 000 Example 13's table writes it:
+// PASS(requests) or FAIL:reason.
+func (r Result) Cell() string {
+	if r.Pass {
+		return fmt.Sprintf("PASS(%d)", r.Requests)
+	}
+	return "FAIL:" + r.Reason
+}

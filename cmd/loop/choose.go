@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/loopagent/loop/agent/choose"
+)
+
+type chooseFlags struct {
+	budget  float64
+	ctxSize int
+	kvType  string
+	passed  []string
+	jsonOut bool
+}
+
+// chooseReport is `loop choose --json`.
+type chooseReport struct {
+	Constraints choose.Constraints `json:"constraints"`
+	Verdicts    []choose.Verdict   `json:"verdicts"`
+	Ranked      []string           `json:"ranked"`
+}
+
+// runChoose is `loop choose FILE.gguf...`: seed 000 Example 12 on real
+// files. Each candidate's memory at the context, trained context and
+// template tool support come from its metadata; --passed adds eval
+// results, which rank the kept ones.
+func runChoose(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	var f chooseFlags
+	fs := newFlagSet("choose", stderr)
+	fs.Float64Var(&f.budget, "budget", 12, "memory for the model, in GB (10^9 bytes)")
+	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 32768, "context the agent needs, in tokens")
+	fs.StringVar(&f.kvType, "kv-type", "f16", "KV cache type: "+strings.Join(choose.KVTypes(), ", "))
+	fs.StringArrayVar(&f.passed, "passed", nil, "eval results of a candidate: FILE=PASSED/TASKS (from loop eval); repeat per file")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("give one or more GGUF files")
+	}
+	if !slices.Contains(choose.KVTypes(), f.kvType) {
+		return usagef("--kv-type %q: want one of %s", f.kvType, strings.Join(choose.KVTypes(), ", "))
+	}
+	if f.budget <= 0 || f.ctxSize <= 0 {
+		return usagef("--budget and --ctx-size must be positive")
+	}
+	results, err := parsePassed(f.passed)
+	if err != nil {
+		return err
+	}
+	var cands []choose.Candidate
+	for _, path := range fs.Args() {
+		c, err := choose.ReadGGUF(path)
+		if err != nil {
+			return err
+		}
+		if r, ok := results[path]; ok {
+			c.Passed, c.Tasks = r[0], r[1]
+			delete(results, path)
+		}
+		cands = append(cands, c)
+	}
+	for path := range results {
+		return usagef("--passed %s: not one of the files", path)
+	}
+	cons := choose.Constraints{BudgetGB: f.budget, Context: f.ctxSize, KVType: f.kvType}
+	all, ranked := choose.Choose(cands, cons)
+	if f.jsonOut {
+		r := chooseReport{Constraints: cons, Verdicts: all, Ranked: []string{}}
+		for _, v := range ranked {
+			r.Ranked = append(r.Ranked, v.Candidate.Name)
+		}
+		return writeJSON(stdout, r)
+	}
+	fmt.Fprintf(stdout, "budget %s GB, context %d tokens, %s KV cache\n", trimFloat(f.budget), f.ctxSize, f.kvType)
+	return choose.WriteTable(stdout, all, ranked)
+}
+
+// parsePassed reads FILE=PASSED/TASKS flags.
+func parsePassed(flags []string) (map[string][2]int, error) {
+	out := map[string][2]int{}
+	for _, s := range flags {
+		file, frac, ok := strings.Cut(s, "=")
+		var k, n int
+		if ok {
+			_, err := fmt.Sscanf(frac, "%d/%d", &k, &n)
+			ok = err == nil && n > 0 && k >= 0 && k <= n
+		}
+		if !ok {
+			return nil, usagef("--passed %q: want FILE=PASSED/TASKS, like model.gguf=31/50", s)
+		}
+		out[file] = [2]int{k, n}
+	}
+	return out, nil
+}
+
+func trimFloat(x float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".")
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/loopagent/loop/agent/eval"
+	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/agent/transcript"
+	"github.com/spf13/pflag"
+)
+
+type evalFlags struct {
+	modelFlags
+	genFlags
+	suite          string
+	configs        []string
+	seeds          int
+	jsonOut        bool
+	html           string
+	plan           bool
+	fromTranscript string
+	toolFormat     string
+	export         string
+	progress       bool
+}
+
+func (f *evalFlags) registerAll(fs *pflag.FlagSet) {
+	f.register(fs)
+	f.registerGen(fs, 1024)
+	fs.StringVar(&f.suite, "suite", eval.SuiteSeed13, "built-in suite ("+strings.Join(eval.BuiltinSuites(), ", ")+") or a suite directory of */scenario.json")
+	fs.StringArrayVar(&f.configs, "config", nil, "configuration: a built-in name (raw, +repair, +retry, +loop, +verify, full) or a JSON file; repeat for columns (default: all built-ins)")
+	fs.IntVar(&f.seeds, "seeds", 1, "runs of each scenario under each configuration, with seeds 0..N-1")
+	fs.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
+	fs.StringVar(&f.html, "html", "", "also write the report as a self-contained HTML page to this file")
+	fs.BoolVar(&f.plan, "plan", false, "print how many prompts tell two rates apart: loop eval --plan 90% 85%")
+	fs.StringVar(&f.fromTranscript, "from-transcript", "", "make the suite one scenario from a loop run transcript (JSONL)")
+	fs.StringVar(&f.toolFormat, "tool-format", "", "call format of the transcript's replies (default hermes)")
+	fs.StringVar(&f.export, "export", "", "write the suite as a directory of scenarios here, and run nothing")
+	fs.BoolVar(&f.progress, "progress", false, "print each run's result on stderr as it comes")
+}
+
+// runEval is `loop eval`: scenarios against configurations of the agent,
+// with the table of seed 000 Example 13, rates with Wilson intervals and
+// pairwise comparisons; or, with --plan, seed 000 Example 9's sample size.
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f evalFlags
+	fs := newFlagSet("eval", stderr)
+	f.registerAll(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if f.plan {
+		return printPlan(stdout, fs.Args())
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	suite, err := f.loadSuite()
+	if err != nil {
+		return err
+	}
+	if f.export != "" {
+		return eval.WriteSuite(f.export, suite)
+	}
+	configs, err := f.loadConfigs()
+	if err != nil {
+		return err
+	}
+	live, release, err := f.liveFactory(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
+	r := eval.Runner{Live: live, Seeds: f.seeds}
+	if f.progress {
+		r.Progress = func(res eval.Result) {
+			fmt.Fprintf(stderr, "%s / %s / seed %d: %s\n", res.Scenario, res.Config, res.Seed, res.Cell())
+		}
+	}
+	rep, err := r.Run(ctx, suite, configs)
+	if err != nil {
+		return err
+	}
+	if f.html != "" {
+		if err := writeHTMLReport(f.html, rep); err != nil {
+			return err
+		}
+	}
+	if f.jsonOut {
+		return rep.WriteJSON(stdout)
+	}
+	return rep.WriteText(stdout)
+}
+
+// loadSuite reads --suite, or makes a suite of --from-transcript.
+func (f *evalFlags) loadSuite() (*eval.Suite, error) {
+	if f.fromTranscript == "" {
+		return eval.LookupSuite(f.suite)
+	}
+	file, err := os.Open(f.fromTranscript)
+	if err != nil {
+		return nil, err
+	}
+	events, err := transcript.Read(file)
+	file.Close()
+	if err != nil {
+		return nil, err
+	}
+	sc, err := eval.FromTranscript(events)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.fromTranscript, err)
+	}
+	sc.Format = f.toolFormat
+	name := strings.TrimSuffix(filepath.Base(f.fromTranscript), filepath.Ext(f.fromTranscript))
+	return &eval.Suite{Name: name, Scenarios: []*eval.Scenario{sc}}, nil
+}
+
+// loadConfigs reads every --config, or takes the built-ins.
+func (f *evalFlags) loadConfigs() ([]eval.Config, error) {
+	if len(f.configs) == 0 {
+		return eval.Builtins(), nil
+	}
+	var out []eval.Config
+	seen := map[string]bool{}
+	for _, arg := range f.configs {
+		c, err := eval.LookupConfig(arg)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		if seen[c.Name] {
+			return nil, usagef("two configurations named %q", c.Name)
+		}
+		seen[c.Name] = true
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// liveFactory loads -m once and hands the same in-process client to
+// every run of a scenario without scripted replies; without -m there is
+// none. agent/local always writes calls under the call grammar and in the
+// model's detected format, so a configuration that asks for no grammar or
+// the prompt-based format is refused until agent/local has those
+// switches.
+func (f *evalFlags) liveFactory(ctx context.Context, stderr io.Writer) (eval.Factory, func(), error) {
+	if f.model == "" {
+		return nil, func() {}, nil
+	}
+	m, err := f.load(ctx, stderr, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := f.contextParams(m)
+	if err != nil {
+		m.Close()
+		return nil, nil, err
+	}
+	c, err := local.New(m, local.Options{ContextSize: p.ContextSize, Threads: p.Threads})
+	if err != nil {
+		m.Close()
+		return nil, nil, err
+	}
+	factory := func(_ context.Context, spec eval.RunSpec) (model.Model, bool, func(), error) {
+		switch {
+		case spec.Config.NoGrammar:
+			return nil, false, nil, fmt.Errorf("configuration %s: no_grammar: the in-process client always uses the call grammar", spec.Config.Name)
+		case spec.Config.Format == "prompt":
+			return nil, false, nil, fmt.Errorf("configuration %s: format prompt: not wired for -m yet", spec.Config.Name)
+		}
+		return c, true, func() {}, nil
+	}
+	return factory, func() { c.Close(); m.Close() }, nil
+}
+
+func writeHTMLReport(path string, rep *eval.Report) error {
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteHTML(file); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}
+
+// printPlan is `loop eval --plan P1 P2`.
+func printPlan(stdout io.Writer, args []string) error {
+	if len(args) != 2 {
+		return usagef("--plan takes two rates: loop eval --plan 90%% 85%%")
+	}
+	var p [2]float64
+	for i, a := range args {
+		v, err := parseRate(a)
+		if err != nil {
+			return usageError{err}
+		}
+		p[i] = v
+	}
+	if p[0] == p[1] {
+		return usagef("--plan %s %s: the rates are equal", args[0], args[1])
+	}
+	_, err := fmt.Fprintln(stdout, eval.Plan{P1: p[0], P2: p[1]})
+	return err
+}
+
+// parseRate reads "90%", "90" or "0.9" as 0.9.
+func parseRate(s string) (float64, error) {
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil {
+		return 0, fmt.Errorf("rate %q: want 90%%, 90 or 0.9", s)
+	}
+	if pct || v > 1 {
+		v /= 100
+	}
+	if v < 0 || v > 1 {
+		return 0, fmt.Errorf("rate %q: want 0 to 100%%", s)
+	}
+	return v, nil
+}
