@@ -173,6 +173,10 @@ func (c Config) apply(lc *loop.Config, seed int) error {
 		lc.MaxSteps = c.MaxSteps
 	}
 	lc.MaxTokens = c.MaxTokens
+	lc.NoGrammar = c.NoGrammar
+	if c.Format == "prompt" {
+		lc.Format = "prompt"
+	}
 	if c.FewShot {
 		lc.FewShot = fewshot.Default()
 	}

@@ -215,13 +215,17 @@ func splitPrefill(msgs []chat.Message) ([]chat.Message, string) {
 
 // format returns the call format for the request's tools.
 func (c *Client) format(req Request) (chat.Format, error) {
-	return chat.NewFormatOptions(c.detection.Format, req.Tools, chat.FormatOptions{Rand: rand.New(rand.NewPCG(req.IDSeed, 1))})
+	name := c.detection.Format
+	if req.Format != "" {
+		name = req.Format
+	}
+	return chat.NewFormatOptions(name, req.Tools, chat.FormatOptions{Rand: rand.New(rand.NewPCG(req.IDSeed, 1))})
 }
 
 // grammar compiles the call grammar of the request and feeds it the
 // prefill.
 func (c *Client) grammar(f chat.Format, req Request, prefill string) (*llama.Sampler, error) {
-	if len(req.Tools) == 0 || req.ToolChoice.Mode == grammar.ChoiceNone {
+	if len(req.Tools) == 0 || req.ToolChoice.Mode == grammar.ChoiceNone || req.NoGrammar {
 		return nil, nil
 	}
 	opts := grammar.CallOptions{Options: grammar.Options{Whitespace: req.Whitespace}, Choice: req.ToolChoice,

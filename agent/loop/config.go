@@ -64,6 +64,11 @@ type Config struct {
 	// model.Request); the zero values keep the template's default, uncapped.
 	Reasoning       model.Reasoning
 	ReasoningBudget int
+	// NoGrammar writes calls without the call grammar, and Format names
+	// the call format instead of the model's own ("prompt": the tools
+	// described in the system prompt); see model.Request.
+	NoGrammar bool
+	Format    string
 	// ParallelToolCalls lets a reply carry several calls; MaxCalls caps
 	// them (0: no cap beyond the grammar's).
 	ParallelToolCalls bool

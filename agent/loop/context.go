@@ -48,7 +48,7 @@ func (t tokens) Count(text string) int { return t.c.Tokens(text) }
 func (a *Agent) measure(c model.Counter) func(msgs []chat.Message) int {
 	return func(msgs []chat.Message) int {
 		n, err := c.PromptTokens(model.Request{Messages: msgs, Tools: a.tools, Extra: a.cfg.Extra,
-			Reasoning: a.cfg.Reasoning, ReasoningBudget: a.cfg.ReasoningBudget})
+			Reasoning: a.cfg.Reasoning, ReasoningBudget: a.cfg.ReasoningBudget, Format: a.cfg.Format})
 		if err != nil {
 			n = window.Estimate{}.Count(string(a.cfg.Tools.Definitions()))
 			for _, m := range msgs {

@@ -47,6 +47,7 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 		ParallelToolCalls: a.cfg.ParallelToolCalls, MaxCalls: a.cfg.MaxCalls,
 		Sampling: a.sampling(a.cfg.Sampling, sampler.PresetProse), CallSampling: a.callSampling(),
 		MaxTokens: a.maxTokens, Extra: a.cfg.Extra, Reasoning: a.cfg.Reasoning, ReasoningBudget: a.cfg.ReasoningBudget,
+		NoGrammar: a.cfg.NoGrammar, Format: a.cfg.Format,
 	}
 	step := a.step
 	if a.cfg.OnDelta != nil {

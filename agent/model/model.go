@@ -82,6 +82,14 @@ type Request struct {
 	// Extra win over the switch.
 	Reasoning       Reasoning
 	ReasoningBudget int
+	// NoGrammar writes calls without the call grammar: what the model
+	// writes is parsed as it comes (the measurement of a raw parse rate;
+	// tool_choice required is then only asked for, not enforced).
+	NoGrammar bool
+	// Format names the call format instead of the model's detected one
+	// (one of chat.FormatNames; "prompt" describes the tools in the system
+	// prompt for any template). A script keeps its own.
+	Format string
 	// Whitespace of the calls' JSON (default: at most one space).
 	Whitespace grammar.Whitespace
 	// OnDelta receives the reply as it streams: content, reasoning, and

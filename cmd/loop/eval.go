@@ -145,10 +145,8 @@ func (f *evalFlags) loadConfigs() ([]eval.Config, error) {
 
 // liveFactory loads -m once and hands the same in-process client to
 // every run of a scenario without scripted replies; without -m there is
-// none. agent/local always writes calls under the call grammar and in the
-// model's detected format, so a configuration that asks for no grammar or
-// the prompt-based format is refused until agent/local has those
-// switches.
+// none. A configuration's no_grammar and prompt format reach the client
+// through loop.Config (model.Request.NoGrammar and Format).
 func (f *evalFlags) liveFactory(ctx context.Context, stderr io.Writer) (eval.Factory, func(), error) {
 	if f.model == "" {
 		return nil, func() {}, nil
@@ -168,13 +166,7 @@ func (f *evalFlags) liveFactory(ctx context.Context, stderr io.Writer) (eval.Fac
 		return nil, nil, err
 	}
 	factory := func(_ context.Context, spec eval.RunSpec) (model.Model, bool, func(), error) {
-		switch {
-		case spec.Config.NoGrammar:
-			return nil, false, nil, fmt.Errorf("configuration %s: no_grammar: the in-process client always uses the call grammar", spec.Config.Name)
-		case spec.Config.Format == "prompt":
-			return nil, false, nil, fmt.Errorf("configuration %s: format prompt: not wired for -m yet", spec.Config.Name)
-		}
-		return c, true, func() {}, nil
+		return c, !spec.Config.NoGrammar, func() {}, nil
 	}
 	return factory, func() { c.Close(); m.Close() }, nil
 }

@@ -38,6 +38,7 @@ type runFlags struct {
 	transcript string
 	reasoning  reasoningFlags
 	timings    bool
+	noGrammar  bool
 	fewShot    string
 	context    contextFlags
 	guards     loop.Guards
@@ -60,6 +61,7 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	f.reasoning.register(fs)
 	f.context.register(fs)
 	fs.StringVar(&f.fewShot, "few-shot", "", `few-shot examples after the system prompt: "default" (the seed's two) or a JSON file of {user, call: {name, arguments}, result, answer}`)
+	fs.BoolVar(&f.noGrammar, "no-grammar", false, "write calls without the call grammar (parsed, repaired and validated as they come)")
 	fs.BoolVar(&f.timings, "timings", false, "print where each step's time went (cache, prefill, decode, the agent's own parts) at the end")
 	fs.BoolVar(&f.guards.NoRepair, "no-repair", false, "do not repair the JSON of calls")
 	fs.BoolVar(&f.guards.NoRecover, "no-recover", false, "do not recover calls written outside the format")
@@ -171,7 +173,7 @@ func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.W
 	}
 	cfg := loop.Config{Model: m, Tools: set, Workspace: ws, MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
 		Timeout: f.timeout, Guards: f.guards, Check: f.checkCmd, Sink: sinks.multi,
-		System: f.context.system(ws.Root(), plan, stderr), Context: f.context.manager(m, plan)}
+		System: f.context.system(ws.Root(), plan, stderr), Context: f.context.manager(m, plan), NoGrammar: f.noGrammar}
 	if !reflect.ValueOf(o).IsZero() {
 		prose, call, err := presetsWith(o)
 		if err != nil {
