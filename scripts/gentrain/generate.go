@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/loopagent/loop/agent/loop"
 )
 
 // generator makes the tasks and chats of one run.
@@ -139,6 +141,48 @@ func (g generator) writeHeldOut(ctx context.Context, dir string, nTrain, n int) 
 		if err := os.WriteFile(filepath.Join(td, "task.json"), b.Bytes(), 0o644); err != nil {
 			return k, err
 		}
+		if err := writeScenario(td, t); err != nil {
+			return k, err
+		}
 	}
 	return n, nil
+}
+
+// scenarioFile is the task as a scenario of `loop eval` (agent/eval's
+// scenario.json): the workspace/ beside it, a live model, and the pass
+// condition: the answer's pattern, the check command after a fix (and a
+// verified end), and the first tool a good run calls.
+type scenarioFile struct {
+	Name     string       `json:"name"`
+	Task     string       `json:"task"`
+	MaxSteps int          `json:"max_steps"`
+	Pass     scenarioPass `json:"pass"`
+}
+
+type scenarioPass struct {
+	Verified bool           `json:"verified,omitempty"`
+	Check    string         `json:"check,omitempty"`
+	Calls    []scenarioCall `json:"calls,omitempty"`
+	Answer   string         `json:"answer,omitempty"`
+}
+
+type scenarioCall struct {
+	Name string `json:"name"`
+}
+
+// writeScenario writes td/scenario.json for task t.
+func writeScenario(td string, t Task) error {
+	sc := scenarioFile{Name: filepath.Base(td), Task: t.Text, MaxSteps: 2*len(t.Replies) + 2,
+		Pass: scenarioPass{Verified: t.Want == loop.Verified, Check: t.Check, Answer: t.Answer}}
+	if t.FirstTool != "" {
+		sc.Pass.Calls = []scenarioCall{{Name: t.FirstTool}}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(sc); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(td, "scenario.json"), b.Bytes(), 0o644)
 }
