@@ -5,8 +5,10 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/loopagent/loop/agent/classify"
+	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/agent/transcript"
 )
 
@@ -42,6 +44,16 @@ type Result struct {
 	// RightCall says whether the expected calls ran; nil when the
 	// scenario expects none.
 	RightCall *bool `json:"right_call,omitempty"`
+	// Replies counts every reply; Usable those that are a call that
+	// parsed as written or a finished answer (text only, ended by the
+	// model, not by the token limit): what a reply that "parses as a call
+	// or an answer" means for a model that may write noise.
+	Replies int `json:"replies"`
+	Usable  int `json:"usable"`
+	// Edits counts the edit_file calls that ran; EditsFound those whose
+	// old_string occurred in the file.
+	Edits      int `json:"edits,omitempty"`
+	EditsFound int `json:"edits_found,omitempty"`
 	// Grammar: the replies were written under a call grammar, so their
 	// parse rate is 100% by construction.
 	Grammar bool `json:"grammar,omitempty"`
@@ -52,6 +64,7 @@ type step struct {
 	class    string
 	rejected string
 	repaired bool
+	finish   string
 }
 
 // measure reads a run's events: each reply's kind, whether its call
@@ -77,9 +90,18 @@ func measure(evs []transcript.Event, sc *Scenario) Result {
 			at(e.Step).rejected = e.Reason
 		case transcript.KindRepair:
 			at(e.Step).repaired = true
+		case transcript.KindReply:
+			at(e.Step).finish = e.FinishReason
 		case transcript.KindCall:
 			if e.Call != nil {
 				ran = append(ran, callRun{e.Call.Function.Name, e.Call.Function.Arguments})
+			}
+		case transcript.KindResult:
+			if e.Call != nil && e.Call.Function.Name == tools.EditFileName {
+				res.Edits++
+				if !strings.Contains(e.Result, "old_string was not found") {
+					res.EditsFound++
+				}
 			}
 		}
 	}
@@ -97,13 +119,18 @@ func measure(evs []transcript.Event, sc *Scenario) Result {
 
 // count adds one reply to the parse and schema counts.
 func (res *Result) count(s *step) {
+	res.Replies++
 	if s.class == string(classify.TextOnly) || s.class == "" {
+		if s.finish == "stop" {
+			res.Usable++
+		}
 		return
 	}
 	res.CallReplies++
 	raw := !slices.Contains([]string{string(classify.OutsideFormat), string(classify.CutOff), string(classify.InvalidJSON)}, s.class)
 	if raw {
 		res.ParsedRaw++
+		res.Usable++
 	}
 	if !(raw || s.repaired) || slices.Contains([]string{"json", "format", "cut off"}, s.rejected) {
 		return

@@ -41,6 +41,11 @@ type Summary struct {
 	// RightCall is the runs of scenarios with expected calls that made
 	// them.
 	RightCall Rate `json:"right_call"`
+	// Usable is the replies that are a call parsed as written or a
+	// finished answer; EditsFound the edit_file calls whose old_string
+	// occurred in the file.
+	Usable     Rate `json:"usable"`
+	EditsFound Rate `json:"edits_found"`
 	// Grammar: some replies were written under a grammar, which parses by
 	// construction; the parse rates then say nothing (seed 000 Example 9).
 	Grammar bool `json:"grammar,omitempty"`
@@ -100,6 +105,8 @@ func (s *Summary) add(res Result) {
 			s.RightCall.K++
 		}
 	}
+	s.Usable = Rate{s.Usable.K + res.Usable, s.Usable.N + res.Replies}
+	s.EditsFound = Rate{s.EditsFound.K + res.EditsFound, s.EditsFound.N + res.Edits}
 	s.Grammar = s.Grammar || res.Grammar
 	s.Requests += res.Requests
 }
@@ -193,6 +200,8 @@ func (r *Report) Rates() string {
 			{"parsed, after repair", s.Parsed},
 			{"schema-valid", s.SchemaValid},
 			{"right call", s.RightCall},
+			{"call or answer (" + s.parseLabel() + ")", s.Usable},
+			{"edits that match", s.EditsFound},
 		}
 		w := 0
 		for _, row := range rows {
