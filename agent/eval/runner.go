@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
@@ -54,28 +55,57 @@ type Runner struct {
 	Seeds int
 	// Progress hears each result as it comes; nil means silence.
 	Progress func(Result)
+	// Parallel is how many runs go at once; 0 means 1. The factories
+	// must then be safe for concurrent use (a pool of clients, one per
+	// run: local.NewPool).
+	Parallel int
 }
 
 // Run runs every scenario of the suite under every configuration, Seeds
-// times, sequentially, and reports. A failed run is a Result; an error
+// times, Parallel at a time, and reports in that order. A failed run is a Result; an error
 // means the harness itself failed (a workspace, a model, a bad
 // configuration).
 func (r Runner) Run(ctx context.Context, suite *Suite, configs []Config) (*Report, error) {
 	seeds := max(r.Seeds, 1)
-	var results []Result
+	var specs []RunSpec
 	for _, sc := range suite.Scenarios {
 		for _, cfg := range configs {
 			for seed := range seeds {
-				res, err := r.runOne(ctx, RunSpec{Scenario: sc, Config: cfg, Seed: seed})
-				if err != nil {
-					return nil, err
-				}
-				if r.Progress != nil {
-					r.Progress(res)
-				}
-				results = append(results, res)
+				specs = append(specs, RunSpec{Scenario: sc, Config: cfg, Seed: seed})
 			}
 		}
+	}
+	results := make([]Result, len(specs))
+	errs := make([]error, len(specs))
+	var mu sync.Mutex
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(r.Parallel, 1) {
+		wg.Go(func() {
+			for i := range next {
+				res, err := r.runOne(ctx, specs[i])
+				results[i], errs[i] = res, err
+				if err == nil && r.Progress != nil {
+					mu.Lock()
+					r.Progress(res)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for i := range specs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return NewReport(suite, configs, seeds, results), nil
 }

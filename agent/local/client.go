@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/llama"
@@ -30,7 +31,8 @@ type Options struct {
 }
 
 // Client completes chats on one model with one KV cache. It is not safe for
-// concurrent use.
+// concurrent use; the clients of one NewPool may be used concurrently,
+// each by one goroutine.
 type Client struct {
 	model  *llama.Model
 	ctx    *llama.Context
@@ -38,6 +40,8 @@ type Client struct {
 	parent *Client // of a Sub client
 	saved  []byte  // the parent's sequence while a Sub client runs
 	inSub  bool    // a Sub client of this one runs
+	pool   *pool   // of a NewPool client
+	closed bool    // a pooled client was closed
 
 	// What the last request computed, for the next one: the prompt's
 	// tokens and the tools' compiled validator.
@@ -54,6 +58,11 @@ type Client struct {
 // New makes a client over m. The template must render; the context must
 // fit.
 func New(m *llama.Model, opts Options) (*Client, error) {
+	return newClient(m, opts, 1)
+}
+
+// newClient makes a client over a context of seqs sequences.
+func newClient(m *llama.Model, opts Options, seqs int) (*Client, error) {
 	c := &Client{model: m}
 	bos, _ := m.TokenPiece(max(m.BOS(), 0), true)
 	eos, _ := m.TokenPiece(max(m.EOS(), 0), true)
@@ -84,6 +93,8 @@ func New(m *llama.Model, opts Options) (*Client, error) {
 	if opts.Subagents {
 		p.Sequences, p.UnifiedKV = 2, true
 		c.subagents = true
+	} else if seqs > 1 {
+		p.Sequences = seqs
 	}
 	if c.ctx, err = llama.NewContext(m, p); err != nil {
 		return nil, err
@@ -101,14 +112,67 @@ func (c *Client) Detection() chat.Detection { return c.detection }
 // Caps returns the template's capabilities.
 func (c *Client) Caps() chat.Caps { return c.toolTmpl.Caps() }
 
-// ContextSize is the context window in tokens.
-func (c *Client) ContextSize() int { return c.ctx.Size() }
+// ContextSize is the context window in tokens: the whole context, or a
+// pooled client's share of it.
+func (c *Client) ContextSize() int {
+	if c.pool != nil {
+		return c.ctx.SeqSize()
+	}
+	return c.ctx.Size()
+}
+
+// NewPool makes n clients over one context of n sequences on m, one slot
+// each, each with opts.ContextSize / n tokens of the KV cache: several
+// agent runs in one process, as llama-server's slots are (`loop eval
+// --parallel`). Their requests take turns on the context, so that one
+// run's model works while another's tools run. Close each client; the
+// context goes with the last.
+func NewPool(m *llama.Model, opts Options, n int) ([]*Client, error) {
+	if n < 1 || opts.Subagents {
+		return nil, fmt.Errorf("local: a pool of %d clients (subagents: %v): want 1 or more, without subagents", n, opts.Subagents)
+	}
+	first, err := newClient(m, opts, n)
+	if err != nil {
+		return nil, err
+	}
+	p := &pool{open: n}
+	first.pool = p
+	out := []*Client{first}
+	for seq := 1; seq < n; seq++ {
+		c := *first
+		c.last, c.lastToolsKey, c.lastValidator = promptTokens{}, "", nil
+		if c.slot, err = llama.NewSlot(first.ctx, seq); err != nil {
+			first.ctx.Close()
+			return nil, err
+		}
+		out = append(out, &c)
+	}
+	return out, nil
+}
+
+// pool is what the clients of NewPool share.
+type pool struct {
+	mu   sync.Mutex // one request at a time on the context
+	open int        // clients not closed yet
+}
 
 // Close frees the context. The model stays open. Closing a Sub client
 // is Release.
 func (c *Client) Close() error {
 	if c.parent != nil {
 		return c.Release()
+	}
+	if p := c.pool; p != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if c.closed {
+			return nil
+		}
+		c.closed = true
+		if p.open--; p.open > 0 {
+			_, err := c.ctx.SeqRemove(c.slot.Seq(), -1, -1)
+			return err
+		}
 	}
 	return c.ctx.Close()
 }

@@ -31,6 +31,10 @@ var _ model.Model = (*Client)(nil)
 // generation fails or ctx is cancelled, the Response holds what was
 // generated so far, parsed, with the error.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
+	if c.pool != nil {
+		c.pool.mu.Lock()
+		defer c.pool.mu.Unlock()
+	}
 	start := time.Now()
 	var u Usage
 	msgs, prefill := splitPrefill(req.Messages)
