@@ -13,6 +13,7 @@
 //	loop replay [-C DIR] TRANSCRIPT.jsonl
 //	loop context-plan [-c 8192,16384,32768] [--triggers] [--json]
 //	loop map [-C DIR] [--tokens N] [--file PATH]... [-m model.gguf] [--json]
+//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F]
 package main
 
 import (
@@ -48,6 +49,7 @@ var commands = []command{
 	{"lint", "check tool definitions: descriptions, parameters, nesting, overlaps, schema rules", runLint},
 	{"context-plan", "print the context settings derived from each window size", runContextPlan},
 	{"map", "print a repository map: files and declarations, ranked, within a token budget", runMap},
+	{"train", "train a model's output head on chats (JSONL) with llama.cpp's optimizer", runTrain},
 }
 
 func main() {
