@@ -148,8 +148,8 @@ func TestTrainSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.TrainContext != 512 {
-		t.Errorf("saved context length = %d, want the base's 512", info.TrainContext)
+	if info.TrainContext != 1024 {
+		t.Errorf("saved context length = %d, want the base's 1024 (not the training window's 256)", info.TrainContext)
 	}
 	if tmpl, ok := saved.ChatTemplate(""); !ok || !strings.Contains(tmpl, "<tool_call>") {
 		t.Errorf("saved model lost the Qwen 2.5 chat template")
@@ -268,17 +268,17 @@ func TestTrainBadInput(t *testing.T) {
 }
 
 // TestTrainBeyondTrainedContext trains with windows longer than the base's
-// 512-token context: NewTrainer sets the model's training length to the
+// 1024-token context: NewTrainer sets the model's training length to the
 // window, which llama_opt_epoch iterates over.
 func TestTrainBeyondTrainedContext(t *testing.T) {
 	m := loadTrainable(t, testmodels.Path(t, testmodels.TrainQwen25F32))
-	tr := newTrainer(t, m, llama.TrainParams{ContextSize: 1024, UBatchSize: 512})
-	w := make([]llama.Token, 1025)
+	tr := newTrainer(t, m, llama.TrainParams{ContextSize: 1536, UBatchSize: 512})
+	w := make([]llama.Token, 1537)
 	for i := range w {
 		w[i] = llama.Token(i % 300)
 	}
 	if _, err := tr.Train(context.Background(), w); err != nil {
-		t.Fatalf("Train(1024-token window) = %v", err)
+		t.Fatalf("Train(1536-token window) = %v", err)
 	}
 }
 

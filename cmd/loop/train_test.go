@@ -82,6 +82,7 @@ func TestTrainErrors(t *testing.T) {
 		}
 		return p
 	}
+	out := filepath.Join(dir, "x.gguf") // never written
 	long := `{"messages": [{"role": "user", "content": "` + strings.Repeat("word ", 700) + `"}]}`
 	short := `{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}`
 	tests := []struct {
@@ -91,12 +92,12 @@ func TestTrainErrors(t *testing.T) {
 		want string
 	}{
 		{"no output", []string{"-m", base, "--data", trainData}, 2, "no output"},
-		{"context not a multiple of 256", []string{"-m", base, "--data", trainData, "-o", "x.gguf", "--ctx", "300"}, 2, "multiple of 256"},
-		{"negative learning rate", []string{"-m", base, "--data", trainData, "-o", "x.gguf", "--lr", "-1"}, 2, "--lr"},
+		{"context not a multiple of 256", []string{"-m", base, "--data", trainData, "-o", out, "--ctx", "300"}, 2, "multiple of 256"},
+		{"negative learning rate", []string{"-m", base, "--data", trainData, "-o", out, "--lr", "-1"}, 2, "--lr"},
 		{"output over the base", []string{"-m", base, "--data", trainData, "-o", base}, 2, "is the base model"},
-		{"empty data", []string{"-m", base, "--data", write("empty.jsonl", "\n\n"), "-o", "x.gguf"}, 1, "no chats"},
-		{"bad JSON names the line", []string{"-m", base, "--data", write("bad.jsonl", short+"\n{oops\n"), "-o", "x.gguf"}, 1, "bad.jsonl:2:"},
-		{"chat longer than the window names the line", []string{"-m", base, "--data", write("long.jsonl", short+"\n\n"+long+"\n"), "-o", "x.gguf"}, 1, "long.jsonl:3: the chat is"},
+		{"empty data", []string{"-m", base, "--data", write("empty.jsonl", "\n\n"), "-o", out}, 1, "no chats"},
+		{"bad JSON names the line", []string{"-m", base, "--data", write("bad.jsonl", short+"\n{oops\n"), "-o", out}, 1, "bad.jsonl:2:"},
+		{"chat longer than the window names the line", []string{"-m", base, "--data", write("long.jsonl", short+"\n\n"+long+"\n"), "-o", out, "--ctx", "512"}, 1, "long.jsonl:3: the chat is"},
 		{"quantized base", []string{"-m", testmodels.Path(t, testmodels.TinyLlama3Q8), "--data", trainData, "-o", filepath.Join(dir, "q.gguf")}, 1, "output.weight is q8_0"},
 	}
 	for _, tt := range tests {

@@ -26,7 +26,7 @@ const (
 	// BenchQwen2Q8 is shaped like Qwen2.5-0.5B, Q8_0.
 	BenchQwen2Q8 = "bench-qwen2-q8_0.gguf"
 	// TrainQwen25F32 is a base for training: a 2-layer, 128-wide qwen2
-	// model with F32 weights, a 512-token context, the Qwen 2.5 template
+	// model with F32 weights, a 1024-token context, the Qwen 2.5 template
 	// and the Qwen 2.5 vocabulary pruned to 8,278 tokens (the byte tokens,
 	// the first 8,000 merges and the 22 added tokens), so that its output
 	// layer is small.
