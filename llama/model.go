@@ -45,6 +45,7 @@ type Model struct {
 	nVocab   int
 	noVocab  bool // no tokenizer: llama.cpp asserts on any use of one
 	mmap     bool // the weights are a read-only mapping of the file
+	noWeight bool // loaded with VocabOnly
 	children map[closer]struct{}
 	closing  bool            // Close has begun: nothing new may be adopted
 	leak     runtime.Cleanup // reports a Model dropped without Close
@@ -144,6 +145,7 @@ func LoadModel(ctx context.Context, path string, p ModelParams) (*Model, error) 
 		path:     path,
 		meta:     info.meta,
 		mmap:     !p.NoMmap && !p.VocabOnly,
+		noWeight: p.VocabOnly,
 		children: map[closer]struct{}{},
 	}
 	model.nVocab = int(C.llama_vocab_n_tokens(model.vocab))

@@ -91,8 +91,9 @@ type Trainer struct {
 
 // NewTrainer prepares m for training its output head. m must have been
 // loaded with NoMmap (the optimizer writes the weights in place; a mapped
-// file is read-only) and its head must be F32: ggml-opt trains F32 tensors
-// only. The blocks may be of any type.
+// file is read-only), have its own output.weight (llama.cpp does not train
+// token_embd.weight, which a tied output is) and its head must be F32:
+// ggml-opt trains F32 tensors only. The blocks may be of any type.
 func NewTrainer(m *Model, p TrainParams) (*Trainer, error) {
 	const op = "new trainer"
 	cp, err := trainParams(m, p)
@@ -152,7 +153,7 @@ func trainParams(m *Model, p TrainParams) (ContextParams, error) {
 }
 
 // headTensors are the tensors a Trainer trains (see loop_train_filter in
-// bridge.cpp); a tied model's output is its token_embd.weight.
+// bridge.cpp).
 var headTensors = []string{"output.weight", "output.bias", "output_norm.weight", "output_norm.bias"}
 
 // trainable refuses a model whose head the optimizer cannot update: mapped
@@ -173,11 +174,10 @@ func trainable(m *Model) error {
 	for i := range int64(C.gguf_get_n_tensors(g)) {
 		types[C.GoString(C.gguf_get_tensor_name(g, C.int64_t(i)))] = C.gguf_get_tensor_type(g, C.int64_t(i))
 	}
-	names := headTensors
 	if _, ok := types["output.weight"]; !ok {
-		names = append([]string{"token_embd.weight"}, names...)
+		return detail(ErrInvalidArgument, "the output is tied to token_embd.weight, which llama.cpp does not train (llama_set_param skips it); only output_norm.weight would learn")
 	}
-	for _, name := range names {
+	for _, name := range headTensors {
 		if typ, ok := types[name]; ok && typ != C.GGML_TYPE_F32 {
 			return detail(ErrInvalidArgument, "tensor %s is %s: llama.cpp's optimizer trains F32 tensors only (convert the base model to F32)",
 				name, C.GoString(C.ggml_type_name(typ)))

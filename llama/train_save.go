@@ -23,7 +23,8 @@ import (
 // written to a temporary file in path's directory and renamed over path
 // only once it is complete and reads back as GGUF, so an interrupted save
 // never leaves a broken file at path. ctx is checked before the write
-// starts; the write itself is not interrupted.
+// starts; the write itself is not interrupted. Do not save while a Trainer
+// is training the model: the file could hold a half-updated step.
 func (m *Model) SaveFile(ctx context.Context, path string) error {
 	const op = "save model"
 	if err := ctx.Err(); err != nil {
@@ -42,6 +43,9 @@ func (m *Model) SaveFile(ctx context.Context, path string) error {
 		}
 	}()
 	err = m.use(op, func() error {
+		if m.noWeight {
+			return detail(ErrInvalidArgument, "the model was loaded with VocabOnly: it has no weights to save")
+		}
 		cbase, ctmp := C.CString(m.path), C.CString(tmp)
 		defer C.free(unsafe.Pointer(cbase))
 		defer C.free(unsafe.Pointer(ctmp))

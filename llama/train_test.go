@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -249,6 +250,20 @@ func TestTrainBadInput(t *testing.T) {
 			}
 		})
 	}
+	t.Run("save a vocab-only model", func(t *testing.T) {
+		v, err := llama.LoadModel(ctx, base, llama.ModelParams{VocabOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.Close()
+		out := filepath.Join(t.TempDir(), "v.gguf")
+		if err := v.SaveFile(ctx, out); !errors.Is(err, llama.ErrInvalidArgument) {
+			t.Errorf("SaveFile(vocab-only) = %v, want ErrInvalidArgument", err)
+		}
+		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+			t.Errorf("SaveFile(vocab-only) left %d files", len(entries))
+		}
+	})
 	t.Run("closed", func(t *testing.T) {
 		tr := newTrainer(t, m, llama.TrainParams{ContextSize: 256})
 		tr.Close()

@@ -69,6 +69,7 @@ type trainReport struct {
 	HeldOut int          `json:"held_out_chats"`
 	Tokens  int          `json:"tokens"`
 	Window  int          `json:"window"`
+	Before  float64      `json:"eval_loss_before,omitempty"`
 	Epochs  []trainEpoch `json:"epochs"`
 	Output  string       `json:"output"`
 }
@@ -254,6 +255,16 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, docs []trainDoc,
 	if !f.jsonOut {
 		fmt.Fprintf(stdout, "%d chats (%d tokens), %d held out; %d training and %d held-out windows of %d tokens\n",
 			rep.Chats, rep.Tokens, nVal, len(trainW), len(evalW), f.ctxSize)
+	}
+	if len(evalW) > 0 {
+		st, err := tr.Epoch(ctx, nil, evalW, nil)
+		if err != nil {
+			return err
+		}
+		rep.Before = st.EvalLoss
+		if !f.jsonOut {
+			fmt.Fprintf(stdout, "held-out loss before training: %.4f\n", st.EvalLoss)
+		}
 	}
 	for e := 1; e <= f.epochs; e++ {
 		rng.Shuffle(len(trainW), func(i, j int) { trainW[i], trainW[j] = trainW[j], trainW[i] })
