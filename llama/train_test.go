@@ -338,3 +338,21 @@ func TestPackWindows(t *testing.T) {
 		t.Errorf("PackWindows(an empty document) = %v, want ErrInvalidArgument", err)
 	}
 }
+
+// BenchmarkTrainWindow trains one 1024-token window of the training base
+// per iteration with testmodels.BenchThreads threads: a forward and
+// backward pass and an AdamW step of the head.
+func BenchmarkTrainWindow(b *testing.B) {
+	m := loadTrainable(b, testmodels.Path(b, testmodels.TrainQwen25F32))
+	tr := newTrainer(b, m, llama.TrainParams{ContextSize: 1024, Threads: testmodels.BenchThreads()})
+	w := make([]llama.Token, 1025)
+	for i := range w {
+		w[i] = llama.Token(i * 7 % m.VocabSize())
+	}
+	for b.Loop() {
+		if _, err := tr.Train(context.Background(), w); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*1024)/b.Elapsed().Seconds(), "tokens/s")
+}
