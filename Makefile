@@ -32,7 +32,7 @@ QWEN_DIR := .cache/npm/tokenizer-qwen3-3.7.2
 MODELS := testdata/models
 CHAT_TEMPLATES ?= $(or $(LOOP_CHAT_TEMPLATES),../shared/chat-templates)
 MODEL_FILES := $(addprefix $(MODELS)/,tiny-qwen2-qwen15vocab-f32.gguf tiny-qwen2-qwen3vocab-f16.gguf \
-	tiny-llama-llama3vocab-q8_0.gguf bench-qwen2-q8_0.gguf)
+	tiny-llama-llama3vocab-q8_0.gguf bench-qwen2-q8_0.gguf train-qwen2-qwen25vocab8k-f32.gguf)
 
 .PHONY: all setup tools deps links build testdata test race vet bench dist cuda clean
 

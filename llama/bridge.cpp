@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 // llama.cpp's own grammar parser, to parse a grammar without its printing
@@ -472,4 +473,92 @@ struct gguf_context *loop_gguf_open(const char *path) {
     } catch (...) {
         return nullptr;
     }
+}
+
+// Training.
+
+// llama_internal_get_tensor_map is exported by src/llama-model.cpp (declared
+// in the internal header src/llama-model.h): the model's tensors by name.
+const std::vector<std::pair<std::string, ggml_tensor *>> &llama_internal_get_tensor_map(const llama_model *model);
+
+// loop_train_filter admits the output head: the output matrix and norm
+// (and their biases). See train.go for why the blocks are frozen.
+static bool loop_train_filter(const struct ggml_tensor *t, void *) {
+    const std::string name = t->name;
+    return name == "output.weight" || name == "output.bias" || name == "output_norm.weight" ||
+           name == "output_norm.bias";
+}
+
+bool loop_opt_init(struct llama_context *ctx, struct llama_model *model, uint32_t n_ctx,
+                   struct ggml_opt_optimizer_params *pars, char *err, size_t n) {
+    copy_err(err, n, "");
+    try {
+        struct llama_opt_params p = {};
+        p.n_ctx_train = n_ctx;
+        p.param_filter = loop_train_filter;
+        p.param_filter_ud = nullptr;
+        p.get_opt_pars = ggml_opt_get_constant_optimizer_params;
+        p.get_opt_pars_ud = pars;
+        p.optimizer_type = GGML_OPT_OPTIMIZER_TYPE_ADAMW;
+        llama_opt_init(ctx, model, p);
+        return true;
+    } catch (const std::exception &e) {
+        copy_err(err, n, e.what());
+    } catch (...) {
+        copy_err(err, n, "unknown C++ exception");
+    }
+    return false;
+}
+
+bool loop_opt_window(struct llama_context *ctx, ggml_opt_dataset_t ds, ggml_opt_result_t res,
+                     const llama_token *tokens, const llama_token *labels, int32_t n, bool train,
+                     char *err, size_t n_err) {
+    copy_err(err, n_err, "");
+    struct ggml_tensor *data = ggml_opt_dataset_data(ds);
+    struct ggml_tensor *lab = ggml_opt_dataset_labels(ds);
+    if (ggml_opt_dataset_ndata(ds) != 1 || data->ne[0] != n || lab->ne[0] != n) {
+        copy_err(err, n_err, "dataset does not hold one window of the context's size");
+        return false;
+    }
+    memcpy(data->data, tokens, sizeof(llama_token) * (size_t) n);
+    memcpy(lab->data, labels, sizeof(llama_token) * (size_t) n);
+    try {
+        llama_opt_epoch(ctx, ds, res, res, train ? 1 : 0, nullptr, nullptr);
+        return true;
+    } catch (const std::exception &e) {
+        copy_err(err, n_err, e.what());
+    } catch (...) {
+        copy_err(err, n_err, "unknown C++ exception");
+    }
+    return false;
+}
+
+bool loop_save_model(const struct llama_model *model, const char *base, const char *path,
+                     char *err, size_t n) {
+    copy_err(err, n, "");
+    struct gguf_init_params gp = {/*no_alloc =*/true, /*ctx =*/nullptr};
+    struct gguf_context *meta = gguf_init_from_file(base, gp);
+    if (meta == nullptr) {
+        copy_err(err, n, "cannot read the metadata of the base model");
+        return false;
+    }
+    struct gguf_context *out = gguf_init_empty();
+    bool ok = false;
+    try {
+        gguf_set_kv(out, meta);
+        for (const auto &it : llama_internal_get_tensor_map(model)) {
+            if (gguf_find_tensor(out, it.first.c_str()) < 0) { // a tied output repeats token_embd
+                gguf_add_tensor(out, it.second);
+            }
+        }
+        ok = gguf_write_to_file(out, path, false);
+        if (!ok) copy_err(err, n, "cannot write the file");
+    } catch (const std::exception &e) {
+        copy_err(err, n, e.what());
+    } catch (...) {
+        copy_err(err, n, "unknown C++ exception");
+    }
+    gguf_free(out);
+    gguf_free(meta);
+    return ok;
 }

@@ -229,7 +229,8 @@ func kvParams(cp *C.struct_llama_context_params, p ContextParams) error {
 		}
 		*kv.dst = t
 	}
-	if p.CacheTypeV != "" && cp.type_v != C.GGML_TYPE_F16 && cp.flash_attn_type == C.LLAMA_FLASH_ATTN_TYPE_DISABLED {
+	quantizedV := cp.type_v != C.GGML_TYPE_F16 && cp.type_v != C.GGML_TYPE_F32 && cp.type_v != C.GGML_TYPE_BF16
+	if quantizedV && cp.flash_attn_type == C.LLAMA_FLASH_ATTN_TYPE_DISABLED {
 		return detail(ErrInvalidArgument, "a quantized V cache needs flash attention")
 	}
 	return nil

@@ -26,6 +26,13 @@
 // (an oversized batch, a sequence id out of range, a token a grammar rejects)
 // are refused with an error instead.
 //
+// A Trainer trains a model loaded with NoMmap in place with llama.cpp's
+// optimizer (llama_opt_epoch, AdamW): PackWindows cuts tokenized documents
+// into windows, Trainer.Epoch trains on some and measures the loss on
+// others, checking ctx between windows, and Model.SaveFile writes the
+// result under the base file's metadata, atomically. The pinned llama.cpp
+// can only train the output head; train.go says why.
+//
 // llama.cpp's logs go to the *slog.Logger given to SetLogger, and are
 // discarded by default. Slot and Pool keep the KV cache warm across requests
 // the way llama-server's slots do, and report cache_n and prompt_n.

@@ -44,6 +44,8 @@ type Model struct {
 	meta     []MetaKV
 	nVocab   int
 	noVocab  bool // no tokenizer: llama.cpp asserts on any use of one
+	mmap     bool // the weights are a read-only mapping of the file
+	noWeight bool // loaded with VocabOnly
 	children map[closer]struct{}
 	closing  bool            // Close has begun: nothing new may be adopted
 	leak     runtime.Cleanup // reports a Model dropped without Close
@@ -142,6 +144,8 @@ func LoadModel(ctx context.Context, path string, p ModelParams) (*Model, error) 
 		vocab:    C.llama_model_get_vocab(m),
 		path:     path,
 		meta:     info.meta,
+		mmap:     !p.NoMmap && !p.VocabOnly,
+		noWeight: p.VocabOnly,
 		children: map[closer]struct{}{},
 	}
 	model.nVocab = int(C.llama_vocab_n_tokens(model.vocab))

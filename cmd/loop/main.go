@@ -15,6 +15,7 @@
 //	loop map [-C DIR] [--tokens N] [--file PATH]... [-m model.gguf] [--json]
 //	loop eval [--suite NAME|DIR] [--config NAME|FILE]... [--seeds N] [--json] [--html FILE] | --plan P1 P2
 //	loop choose [--budget GB] [-c CTX] [--kv-type T] [--passed FILE=K/N]... FILE.gguf...
+//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F]
 package main
 
 import (
@@ -55,6 +56,7 @@ var commands = []command{
 	{"kld", "compare two files of one model: KL divergence of next-token distributions, same-top rate, perplexities", runKLD},
 	{"quantize", "write a model with its weights in another type (llama-quantize)", runQuantize},
 	{"pack", "write one executable that carries a GGUF model: loop with the model inside", runPack},
+	{"train", "train a model's output head on chats (JSONL) with llama.cpp's optimizer", runTrain},
 }
 
 func main() {

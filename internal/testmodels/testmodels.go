@@ -25,6 +25,12 @@ const (
 	TinyLlama3Q8 = "tiny-llama-llama3vocab-q8_0.gguf"
 	// BenchQwen2Q8 is shaped like Qwen2.5-0.5B, Q8_0.
 	BenchQwen2Q8 = "bench-qwen2-q8_0.gguf"
+	// TrainQwen25F32 is a base for training: a 2-layer, 128-wide qwen2
+	// model with F32 weights, a 1024-token context, the Qwen 2.5 template
+	// and the Qwen 2.5 vocabulary pruned to 8,278 tokens (the byte tokens,
+	// the first 8,000 merges and the 22 added tokens), so that its output
+	// layer is small.
+	TrainQwen25F32 = "train-qwen2-qwen25vocab8k-f32.gguf"
 )
 
 // Dir returns the model directory: $LOOP_TEST_MODELS, or testdata/models at

@@ -30,15 +30,22 @@ var shapes = map[string]shape{
 	"tiny": {embd: 64, layers: 2, heads: 4, kvHeads: 2, ff: 128, ctx: 32768},
 	// bench is shaped like Qwen2.5-0.5B for benchmarks.
 	"bench": {embd: 896, layers: 24, heads: 14, kvHeads: 2, ff: 4864, ctx: 32768},
+	// train is a base model for `loop train`: small enough to train on two
+	// cores in minutes, with a 1024-token context (a chat with tools is
+	// about 600 tokens).
+	"train": {embd: 128, layers: 2, heads: 4, kvHeads: 2, ff: 384, ctx: 1024},
 }
+
+// trainMerges is how many BPE merges the qwen25-8k vocabulary keeps.
+const trainMerges = 8000
 
 // spec describes one generated file.
 type spec struct {
 	file     string
 	arch     string // qwen2 or llama
-	vocab    string // qwen15, qwen3 or llama3
+	vocab    string // qwen15, qwen3, qwen25-8k or llama3
 	typ      string // f32, f16 or q8_0
-	size     string // tiny or bench
+	size     string // tiny, bench or train
 	template string // chat template file name in -templates; "" = the tokenizer's own
 	padVocab int    // pad the vocabulary to this many tokens (0 = no padding)
 	tied     bool   // no output.weight: the output reuses token_embd
@@ -56,6 +63,11 @@ var standardSet = []spec{
 		template: "meta-llama-Llama-3.1-8B-Instruct.jinja", seed: 3},
 	{file: "bench-qwen2-q8_0.gguf", arch: "qwen2", vocab: "qwen3", typ: "q8_0", size: "bench",
 		template: "Qwen-Qwen2.5-7B-Instruct.jinja", padVocab: 151936, tied: true, seed: 4},
+	// A base for `loop train`: F32 (ggml-opt trains F32 tensors only), the
+	// pruned Qwen 2.5 vocabulary (8,278 tokens) so that the output layer
+	// is small, and the Qwen 2.5 template.
+	{file: "train-qwen2-qwen25vocab8k-f32.gguf", arch: "qwen2", vocab: "qwen25-8k", typ: "f32", size: "train",
+		template: "Qwen-Qwen2.5-7B-Instruct.jinja", seed: 5},
 }
 
 type options struct {
@@ -75,9 +87,9 @@ func main() {
 	fs.StringVar(&o.templates, "templates", "", "directory of chat templates (../shared/chat-templates)")
 	fs.StringVarP(&o.out, "output", "o", "", "write one file instead of the standard set")
 	fs.StringVar(&o.one.arch, "arch", "qwen2", "architecture: qwen2 or llama")
-	fs.StringVar(&o.one.vocab, "vocab", "qwen15", "vocabulary: qwen15, qwen3 or llama3")
+	fs.StringVar(&o.one.vocab, "vocab", "qwen15", "vocabulary: qwen15, qwen3, qwen25-8k or llama3")
 	fs.StringVar(&o.one.typ, "type", "f32", "weight type: f32, f16 or q8_0")
-	fs.StringVar(&o.one.size, "size", "tiny", "shape: tiny or bench")
+	fs.StringVar(&o.one.size, "size", "tiny", "shape: tiny, bench or train")
 	fs.StringVar(&o.templateFile, "template", "", "chat template file (default: the tokenizer's own)")
 	fs.IntVar(&o.one.padVocab, "pad-vocab", 0, "pad the vocabulary to this many tokens")
 	fs.BoolVar(&o.one.tied, "tied", false, "tie the output matrix to the token embeddings")
@@ -131,7 +143,7 @@ func write(o options, s spec, path, templateFile string) error {
 	}
 	sh, ok := shapes[s.size]
 	if !ok {
-		return fmt.Errorf("unknown size %q (want tiny or bench)", s.size)
+		return fmt.Errorf("unknown size %q (want tiny, bench or train)", s.size)
 	}
 	kv, tensors, err := model(s, sh, v)
 	if err != nil {
@@ -164,13 +176,18 @@ func loadVocab(o options, name string) (*vocab, error) {
 			return nil, fmt.Errorf("vocabulary %s needs -qwen", name)
 		}
 		return qwenVocab(o.qwenDir, name == "qwen3")
+	case "qwen25-8k":
+		if o.qwenDir == "" {
+			return nil, fmt.Errorf("vocabulary %s needs -qwen", name)
+		}
+		return prunedQwenVocab(o.qwenDir, trainMerges)
 	case "llama3":
 		if o.llama3Dir == "" {
 			return nil, fmt.Errorf("vocabulary llama3 needs -llama3")
 		}
 		return llama3Vocab(o.llama3Dir)
 	}
-	return nil, fmt.Errorf("unknown vocabulary %q (want qwen15, qwen3 or llama3)", name)
+	return nil, fmt.Errorf("unknown vocabulary %q (want qwen15, qwen3, qwen25-8k or llama3)", name)
 }
 
 // model returns the metadata and tensors of one file.
@@ -223,6 +240,9 @@ func metadata(s spec, sh shape, v *vocab, ftype uint32) ggml.KV {
 	}
 	if v.template != "" {
 		kv["tokenizer.chat_template"] = v.template
+	}
+	if v.desc != "" {
+		kv["general.description"] = v.desc
 	}
 	return kv
 }

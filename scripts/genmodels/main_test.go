@@ -107,3 +107,41 @@ func FuzzParseMerges(f *testing.F) {
 		parseMerges(data)
 	})
 }
+
+func TestPruneMerges(t *testing.T) {
+	ids := map[string]int{"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4, "bc": 5}
+	keep, err := pruneMerges([]string{"a b", "ab c"}, []string{"a", "b", "c"}, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[int]bool{0: true, 1: true, 2: true, 3: true, 4: true}, keep); diff != "" {
+		t.Errorf("kept ids (-want +got):\n%s", diff)
+	}
+	if _, err := pruneMerges([]string{"ab c"}, []string{"a", "b", "c"}, ids); err == nil {
+		t.Errorf("pruneMerges accepted a merge of a token no earlier merge made")
+	}
+	if _, err := pruneMerges([]string{"c a"}, []string{"a", "b", "c"}, ids); err == nil {
+		t.Errorf("pruneMerges accepted a merge whose result is not in the vocabulary")
+	}
+}
+
+// TestByteTokens checks GPT-2's byte-to-symbol map on the bytes whose
+// symbols every byte-level BPE vocabulary shows: space is Ġ, newline Ċ.
+func TestByteTokens(t *testing.T) {
+	b := byteTokens()
+	seen := map[string]bool{}
+	for _, s := range b {
+		seen[s] = true
+	}
+	if len(b) != 256 || len(seen) != 256 {
+		t.Fatalf("byteTokens() has %d symbols, %d distinct; want 256", len(b), len(seen))
+	}
+	for _, tt := range []struct {
+		b    byte
+		want string
+	}{{' ', "Ġ"}, {'\n', "Ċ"}, {'A', "A"}, {0xFF, "ÿ"}} {
+		if b[tt.b] != tt.want {
+			t.Errorf("byteTokens()[%#x] = %q, want %q", tt.b, b[tt.b], tt.want)
+		}
+	}
+}

@@ -27,6 +27,7 @@ type vocab struct {
 	pad      uint32
 	addBOS   bool
 	template string // default chat template of the tokenizer, if it ships one
+	desc     string // general.description, when the vocabulary needs one
 }
 
 // padTo appends [PADn] tokens of type UNUSED until the vocabulary has n
@@ -199,4 +200,114 @@ func readJSON(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// qwen25AddedTokens is how many of the Qwen tokenizer's added tokens Qwen
+// 2.5 has (<|endoftext|> ... <|file_sep|>, ids 151643-151664); Qwen3 adds
+// <tool_response>, </tool_response>, <think> and </think> after them.
+const qwen25AddedTokens = 22
+
+// prunedQwenVocab is the Qwen 2.5 vocabulary cut down for a model meant
+// for training, whose output layer must stay small: the 256 byte-level
+// tokens, the tokens made by the first nMerges merges by rank, and the 22
+// added tokens of Qwen 2.5 (the chat template's <|im_start|>, <|im_end|>,
+// <tool_call>, </tool_call>, ...), renumbered densely in their original
+// order. A prefix of a rank-ordered merge list is closed (both parts of
+// every merge are bytes or results of earlier merges), so the BPE stays
+// valid and still tokenizes any text, only in more pieces; pruneMerges
+// checks it. BOS, EOS and padding are those of Qwen2.5-Instruct:
+// <|endoftext|>, <|im_end|> and <|endoftext|>.
+func prunedQwenVocab(dir string, nMerges int) (*vocab, error) {
+	full, err := qwenVocab(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	if nMerges > len(full.merges) {
+		return nil, fmt.Errorf("%s: %d merges asked, the vocabulary has %d", dir, nMerges, len(full.merges))
+	}
+	ids := make(map[string]int, len(full.tokens))
+	for i, tok := range full.tokens {
+		if full.types[i] == tokenNormal {
+			ids[tok] = i
+		}
+	}
+	keep, err := pruneMerges(full.merges[:nMerges], byteTokens(), ids)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	nBPE := len(ids) // the BPE tokens come first, then the added ones
+	for i := nBPE; i < nBPE+qwen25AddedTokens && i < len(full.tokens); i++ {
+		keep[i] = true
+	}
+	v := &vocab{pre: full.pre, merges: full.merges[:nMerges], template: full.template}
+	defer func() {
+		v.desc = fmt.Sprintf("Qwen 2.5 vocabulary pruned for training: the 256 byte-level tokens, "+
+			"the tokens of the first %d BPE merges by rank and the %d added tokens of Qwen 2.5, "+
+			"renumbered in their original order (%d tokens); it tokenizes any text, in more pieces than Qwen's",
+			nMerges, qwen25AddedTokens, len(v.tokens))
+	}()
+	renum := map[int]int{}
+	for i := range full.tokens {
+		if !keep[i] {
+			continue
+		}
+		renum[i] = len(v.tokens)
+		v.tokens = append(v.tokens, full.tokens[i])
+		v.types = append(v.types, full.types[i])
+	}
+	for _, sp := range []struct {
+		dst *uint32
+		tok string
+	}{{&v.bos, "<|endoftext|>"}, {&v.eos, "<|im_end|>"}, {&v.pad, "<|endoftext|>"}} {
+		i := slices.Index(full.tokens, sp.tok)
+		if i < 0 || !keep[i] {
+			return nil, fmt.Errorf("%s: special token %s is missing", dir, sp.tok)
+		}
+		*sp.dst = uint32(renum[i])
+	}
+	return v, nil
+}
+
+// byteTokens returns the 256 byte-level BPE symbols (GPT-2's
+// bytes_to_unicode): printable Latin-1 bytes stand for themselves, the
+// others are shifted to U+0100 and above.
+func byteTokens() []string {
+	var out []string
+	n := 0
+	for b := range 256 {
+		if (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF) {
+			out = append(out, string(rune(b)))
+			continue
+		}
+		out = append(out, string(rune(256+n)))
+		n++
+	}
+	return out
+}
+
+// pruneMerges returns the ids of the byte tokens and of the results of
+// merges, and fails when a merge's part is neither a byte token nor an
+// earlier result, or a token is missing from ids.
+func pruneMerges(merges, bytes []string, ids map[string]int) (map[int]bool, error) {
+	have := map[string]bool{}
+	keep := map[int]bool{}
+	for _, b := range bytes {
+		id, ok := ids[b]
+		if !ok {
+			return nil, fmt.Errorf("byte token %q is not in the vocabulary", b)
+		}
+		have[b], keep[id] = true, true
+	}
+	for i, m := range merges {
+		a, b, ok := strings.Cut(m, " ")
+		if !ok || !have[a] || !have[b] {
+			return nil, fmt.Errorf("merge %d %q uses a token no earlier merge made", i, m)
+		}
+		id, ok := ids[a+b]
+		if !ok {
+			return nil, fmt.Errorf("merge %d %q makes %q, which is not in the vocabulary", i, m, a+b)
+		}
+		have[a+b], keep[id] = true, true
+	}
+	return keep, nil
 }

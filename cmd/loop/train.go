@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/llama"
+)
+
+// `loop train` trains a model on chats with llama.cpp's optimizer:
+//
+//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F]
+//
+// Each line of the data is one chat in the OpenAI form,
+// {"messages": [...], "tools": [...]}, with the assistant's tool_calls and
+// the tool results. A chat is rendered whole, without a generation prompt,
+// with the model's own template in the call format `loop chat` uses, so the
+// model learns the prompt it will be given. The chats are shuffled by
+// --seed, --val of them are held out, and each part is packed into windows
+// of --ctx tokens (llama.PackWindows). Every position of a window is
+// trained: llama.cpp's training API has no label mask. Only the output
+// head learns (see llama.Trainer). Ctrl-C stops between windows and
+// writes nothing; the output is written to a temporary file and renamed.
+
+type trainFlags struct {
+	modelFlags
+	data    string
+	out     string
+	epochs  int
+	ctxSize int
+	lr      float64
+	seed    uint64
+	threads int
+	val     float64
+	jsonOut bool
+}
+
+// trainChat is one line of the data.
+type trainChat struct {
+	Messages json.RawMessage `json:"messages"`
+	Tools    json.RawMessage `json:"tools"`
+	line     int             // in the data file, from 1
+}
+
+// trainEpoch is one epoch's line of the report.
+type trainEpoch struct {
+	Epoch        int     `json:"epoch"`
+	TrainLoss    float64 `json:"train_loss"`
+	TrainWindows int     `json:"train_windows"`
+	EvalLoss     float64 `json:"eval_loss,omitempty"`
+	EvalWindows  int     `json:"eval_windows,omitempty"`
+	Seconds      float64 `json:"seconds"`
+}
+
+// trainReport is what `loop train --json` prints.
+type trainReport struct {
+	Chats   int          `json:"chats"`
+	HeldOut int          `json:"held_out_chats"`
+	Tokens  int          `json:"tokens"`
+	Window  int          `json:"window"`
+	Before  float64      `json:"eval_loss_before,omitempty"`
+	Epochs  []trainEpoch `json:"epochs"`
+	Output  string       `json:"output"`
+}
+
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f trainFlags
+	fs := newFlagSet("train", stderr)
+	f.register(fs)
+	fs.StringVar(&f.data, "data", "", "training chats, one JSON object per line: {\"messages\": [...], \"tools\": [...]}")
+	fs.StringVarP(&f.out, "output", "o", "", "the trained model's GGUF file")
+	fs.IntVar(&f.epochs, "epochs", 1, "passes over the training chats")
+	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 1024, "window of one datapoint in tokens (a multiple of 256); a chat must fit one")
+	fs.IntVar(&f.ctxSize, "ctx", 1024, "short for --ctx-size")
+	fs.Float64Var(&f.lr, "lr", 1e-4, "AdamW learning rate")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the shuffle and the held-out split")
+	fs.IntVarP(&f.threads, "threads", "t", -1, "threads (-1: the physical cores)")
+	fs.Float64Var(&f.val, "val", 0.1, "fraction of the chats held out to measure the loss on")
+	fs.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	chats, err := readTrainData(f.data)
+	if err != nil {
+		return err
+	}
+	f.noMmap = true // the optimizer writes the weights in place
+	m, err := f.load(ctx, stderr, false)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	docs, err := renderChats(m, f.data, chats, f.ctxSize)
+	if err != nil {
+		return err
+	}
+	return f.train(ctx, m, docs, stdout, stderr)
+}
+
+// check refuses flag values before the model loads.
+func (f *trainFlags) check() error {
+	switch {
+	case f.model == "":
+		return usagef("no model: pass -m BASE.gguf")
+	case f.data == "":
+		return usagef("no data: pass --data FILE.jsonl")
+	case f.out == "":
+		return usagef("no output: pass -o OUT.gguf")
+	case f.epochs < 1:
+		return usagef("--epochs %d: want 1 or more", f.epochs)
+	case f.ctxSize < 256 || f.ctxSize%256 != 0:
+		return usagef("--ctx %d: want a multiple of 256 (llama.cpp pads a context to one)", f.ctxSize)
+	case !(f.lr > 0) || math.IsInf(f.lr, 0):
+		return usagef("--lr %v: want a positive number", f.lr)
+	case !(f.val >= 0 && f.val < 1):
+		return usagef("--val %v: want a fraction in [0, 1)", f.val)
+	case f.threads < -1 || f.threads == 0 || f.threads > llama.MaxThreads:
+		return usagef("-t %d: want -1 (the physical cores) or 1..%d", f.threads, llama.MaxThreads)
+	}
+	if abs, err := filepath.Abs(f.out); err == nil {
+		if m, err := filepath.Abs(f.model); err == nil && m == abs {
+			return usagef("-o %s is the base model; write the trained one elsewhere", f.out)
+		}
+	}
+	return nil
+}
+
+// readTrainData reads the chats, one per non-empty line; an error names
+// the line.
+func readTrainData(path string) ([]trainChat, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	var chats []trainChat
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for line := 1; sc.Scan(); line++ {
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		c := trainChat{line: line}
+		if err := json.Unmarshal(b, &c); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		if len(c.Messages) == 0 {
+			return nil, fmt.Errorf("%s:%d: no \"messages\"", path, line)
+		}
+		chats = append(chats, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(chats) == 0 {
+		return nil, fmt.Errorf("%s: no chats", path)
+	}
+	return chats, nil
+}
+
+// trainDoc is one rendered and tokenized chat.
+type trainDoc struct {
+	line   int
+	tokens []llama.Token
+}
+
+// renderChats renders each chat whole with the model's template (its
+// tool_use variant when the chat has tools) in the detected call format,
+// and tokenizes it as `loop chat` does. A chat that does not fit a window
+// is refused, naming its line: a window never starts inside a chat.
+func renderChats(m *llama.Model, path string, chats []trainChat, window int) ([]trainDoc, error) {
+	var tf templateFlags
+	tmpls := map[bool]*chat.Template{}
+	docs := make([]trainDoc, 0, len(chats))
+	for _, c := range chats {
+		line := c.line
+		msgs, err := chat.ParseMessages(c.Messages)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		var tools []chat.Tool
+		if len(c.Tools) > 0 && string(c.Tools) != "null" {
+			if tools, err = chat.ParseTools(c.Tools); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			}
+		}
+		withTools := len(tools) > 0
+		if tmpls[withTools] == nil {
+			if tmpls[withTools], err = tf.template(m, withTools); err != nil {
+				return nil, err
+			}
+		}
+		t := tmpls[withTools]
+		p, err := t.RenderPrompt(chat.PromptInput{Messages: msgs, Tools: tools, Format: chat.DetectFormat(t).Format})
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		toks, err := local.Tokenize(m, p.Text)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		if n := len(toks) + 1; n > window+1 { // and the separator
+			return nil, fmt.Errorf("%s:%d: the chat is %d tokens, more than a window of %d (--ctx %d); raise --ctx or split the chat", path, line, len(toks), window, window)
+		}
+		docs = append(docs, trainDoc{line: line, tokens: toks})
+	}
+	return docs, nil
+}
+
+// train splits, packs and trains, then saves.
+func (f *trainFlags) train(ctx context.Context, m *llama.Model, docs []trainDoc, stdout, stderr io.Writer) error {
+	rng := rand.New(rand.NewPCG(f.seed, 0x6c6f6f70)) // "loop"
+	rng.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+	nVal := int(math.Round(f.val * float64(len(docs))))
+	if f.val > 0 && nVal == 0 && len(docs) > 1 {
+		nVal = 1
+	}
+	nVal = min(nVal, len(docs)-1)
+	sep := llama.Token(-1)
+	if !m.AddBOS() && m.BOS() >= 0 {
+		sep = m.BOS() // Qwen's <|endoftext|>, the document separator it was pretrained with
+	}
+	evalW, err := packDocs(docs[:nVal], f.ctxSize, sep)
+	if err != nil {
+		return err
+	}
+	trainW, err := packDocs(docs[nVal:], f.ctxSize, sep)
+	if err != nil {
+		return err
+	}
+	tr, err := llama.NewTrainer(m, llama.TrainParams{ContextSize: f.ctxSize, LearningRate: f.lr, Threads: max(f.threads, 0)})
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	rep := trainReport{Chats: len(docs) - nVal, HeldOut: nVal, Window: f.ctxSize, Output: f.out}
+	for _, d := range docs {
+		rep.Tokens += len(d.tokens)
+	}
+	if !f.jsonOut {
+		fmt.Fprintf(stdout, "%d chats (%d tokens), %d held out; %d training and %d held-out windows of %d tokens\n",
+			rep.Chats, rep.Tokens, nVal, len(trainW), len(evalW), f.ctxSize)
+	}
+	if len(evalW) > 0 {
+		st, err := tr.Epoch(ctx, nil, evalW, nil)
+		if err != nil {
+			return err
+		}
+		rep.Before = st.EvalLoss
+		if !f.jsonOut {
+			fmt.Fprintf(stdout, "held-out loss before training: %.4f\n", st.EvalLoss)
+		}
+	}
+	for e := 1; e <= f.epochs; e++ {
+		rng.Shuffle(len(trainW), func(i, j int) { trainW[i], trainW[j] = trainW[j], trainW[i] })
+		ep, err := f.epoch(ctx, tr, e, trainW, evalW, stderr)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				fmt.Fprintf(stderr, "loop train: interrupted in epoch %d; %s was not written\n", e, f.out)
+			}
+			return err
+		}
+		rep.Epochs = append(rep.Epochs, ep)
+		if !f.jsonOut {
+			fmt.Fprintf(stdout, "epoch %d/%d: train loss %.4f", e, f.epochs, ep.TrainLoss)
+			if ep.EvalWindows > 0 {
+				fmt.Fprintf(stdout, ", held-out loss %.4f", ep.EvalLoss)
+			}
+			fmt.Fprintf(stdout, " (%.1f s)\n", ep.Seconds)
+		}
+	}
+	tr.Close()
+	if err := m.SaveFile(ctx, f.out); err != nil {
+		return err
+	}
+	if f.jsonOut {
+		return writeJSON(stdout, rep)
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", f.out)
+	return nil
+}
+
+// packDocs packs the tokens of docs into windows; none for no docs.
+func packDocs(docs []trainDoc, window int, sep llama.Token) ([][]llama.Token, error) {
+	if len(docs) == 0 {
+		return nil, nil
+	}
+	toks := make([][]llama.Token, len(docs))
+	for i, d := range docs {
+		toks[i] = d.tokens
+	}
+	return llama.PackWindows(toks, window, sep)
+}
+
+// epoch runs one epoch with a progress bar that shows the running loss.
+func (f *trainFlags) epoch(ctx context.Context, tr *llama.Trainer, e int, trainW, evalW [][]llama.Token, stderr io.Writer) (trainEpoch, error) {
+	start := time.Now()
+	bar := newProgressBar(stderr, fmt.Sprintf("epoch %d/%d", e, f.epochs), len(trainW)+len(evalW))
+	st, err := tr.Epoch(ctx, trainW, evalW, func(p llama.EpochProgress) {
+		done, what := p.Window, "loss"
+		if p.Eval {
+			done, what = len(trainW)+p.Window, "held-out loss"
+		}
+		bar.describe(fmt.Sprintf("epoch %d/%d %s %.4f", e, f.epochs, what, p.Mean))
+		bar.set(done)
+	})
+	bar.done()
+	return trainEpoch{Epoch: e, TrainLoss: st.TrainLoss, TrainWindows: st.TrainWindows, EvalLoss: st.EvalLoss,
+		EvalWindows: st.EvalWindows, Seconds: time.Since(start).Seconds()}, err
+}
+
+// describe changes the bar's text.
+func (p *progressBar) describe(desc string) {
+	p.desc = desc
+	if p.bar != nil {
+		p.bar.Describe(desc)
+	}
+}
