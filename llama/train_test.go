@@ -149,8 +149,8 @@ func TestTrainSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.TrainContext != 1024 {
-		t.Errorf("saved context length = %d, want the base's 1024 (not the training window's 256)", info.TrainContext)
+	if info.TrainContext != 4096 {
+		t.Errorf("saved context length = %d, want the base's 4096 (not the training window's 256)", info.TrainContext)
 	}
 	if tmpl, ok := saved.ChatTemplate(""); !ok || !strings.Contains(tmpl, "<tool_call>") {
 		t.Errorf("saved model lost the Qwen 2.5 chat template")
@@ -283,12 +283,12 @@ func TestTrainBadInput(t *testing.T) {
 }
 
 // TestTrainBeyondTrainedContext trains with windows longer than the base's
-// 1024-token context: NewTrainer sets the model's training length to the
+// 4096-token context: NewTrainer sets the model's training length to the
 // window, which llama_opt_epoch iterates over.
 func TestTrainBeyondTrainedContext(t *testing.T) {
 	m := loadTrainable(t, testmodels.Path(t, testmodels.TrainQwen25F32))
-	tr := newTrainer(t, m, llama.TrainParams{ContextSize: 1536, UBatchSize: 512})
-	w := make([]llama.Token, 1537)
+	tr := newTrainer(t, m, llama.TrainParams{ContextSize: 4608, UBatchSize: 512})
+	w := make([]llama.Token, 4609)
 	for i := range w {
 		w[i] = llama.Token(i % 300)
 	}

@@ -29,6 +29,7 @@ type evalFlags struct {
 	toolFormat     string
 	export         string
 	progress       bool
+	parallel       int
 }
 
 func (f *evalFlags) registerAll(fs *pflag.FlagSet) {
@@ -44,6 +45,7 @@ func (f *evalFlags) registerAll(fs *pflag.FlagSet) {
 	fs.StringVar(&f.toolFormat, "tool-format", "", "call format of the transcript's replies (default hermes)")
 	fs.StringVar(&f.export, "export", "", "write the suite as a directory of scenarios here, and run nothing")
 	fs.BoolVar(&f.progress, "progress", false, "print each run's result on stderr as it comes")
+	fs.IntVar(&f.parallel, "parallel", 1, "runs at once: with -m, one slot each on one context of that many sequences (each of -c tokens)")
 }
 
 // runEval is `loop eval`: scenarios against configurations of the agent,
@@ -78,7 +80,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer release()
-	r := eval.Runner{Live: live, Seeds: f.seeds}
+	r := eval.Runner{Live: live, Seeds: f.seeds, Parallel: f.parallel}
 	if f.progress {
 		r.Progress = func(res eval.Result) {
 			fmt.Fprintf(stderr, "%s / %s / seed %d: %s\n", res.Scenario, res.Config, res.Seed, res.Cell())
@@ -143,9 +145,9 @@ func (f *evalFlags) loadConfigs() ([]eval.Config, error) {
 	return out, nil
 }
 
-// liveFactory loads -m once and hands the same in-process client to
-// every run of a scenario without scripted replies; without -m there is
-// none. A configuration's no_grammar and prompt format reach the client
+// liveFactory loads -m once and hands its clients (one per --parallel
+// run, each a slot of one context) to the runs of scenarios without
+// scripted replies; without -m there is none. A configuration's no_grammar and prompt format reach the client
 // through loop.Config (model.Request.NoGrammar and Format).
 func (f *evalFlags) liveFactory(ctx context.Context, stderr io.Writer) (eval.Factory, func(), error) {
 	if f.model == "" {
@@ -160,15 +162,33 @@ func (f *evalFlags) liveFactory(ctx context.Context, stderr io.Writer) (eval.Fac
 		m.Close()
 		return nil, nil, err
 	}
-	c, err := local.New(m, local.Options{ContextSize: p.ContextSize, Threads: p.Threads})
+	if f.parallel < 1 {
+		m.Close()
+		return nil, nil, usagef("--parallel %d: want 1 or more", f.parallel)
+	}
+	clients, err := local.NewPool(m, local.Options{ContextSize: p.ContextSize * f.parallel, Threads: p.Threads}, f.parallel)
 	if err != nil {
 		m.Close()
 		return nil, nil, err
 	}
-	factory := func(_ context.Context, spec eval.RunSpec) (model.Model, bool, func(), error) {
-		return c, !spec.Config.NoGrammar, func() {}, nil
+	free := make(chan *local.Client, len(clients))
+	for _, c := range clients {
+		free <- c
 	}
-	return factory, func() { c.Close(); m.Close() }, nil
+	factory := func(ctx context.Context, spec eval.RunSpec) (model.Model, bool, func(), error) {
+		select {
+		case c := <-free:
+			return c, !spec.Config.NoGrammar, func() { free <- c }, nil
+		case <-ctx.Done():
+			return nil, false, nil, ctx.Err()
+		}
+	}
+	return factory, func() {
+		for _, c := range clients {
+			c.Close()
+		}
+		m.Close()
+	}, nil
 }
 
 func writeHTMLReport(path string, rep *eval.Report) error {

@@ -31,9 +31,10 @@ var shapes = map[string]shape{
 	// bench is shaped like Qwen2.5-0.5B for benchmarks.
 	"bench": {embd: 896, layers: 24, heads: 14, kvHeads: 2, ff: 4864, ctx: 32768},
 	// train is a base model for `loop train`: small enough to train on two
-	// cores in minutes, with a 1024-token context (a chat with tools is
-	// about 600 tokens).
-	"train": {embd: 128, layers: 2, heads: 4, kvHeads: 2, ff: 384, ctx: 1024},
+	// cores in minutes, with a 4096-token context, so that the trained
+	// model runs `loop run -c 4096` (an agent chat with the six tools is
+	// 1,100 to 1,700 tokens of its pruned vocabulary).
+	"train": {embd: 128, layers: 2, heads: 4, kvHeads: 2, ff: 384, ctx: 4096},
 }
 
 // trainMerges is how many BPE merges the qwen25-8k vocabulary keeps.
