@@ -94,7 +94,17 @@ func newClient(m *llama.Model, opts Options, seqs int) (*Client, error) {
 		p.Sequences, p.UnifiedKV = 2, true
 		c.subagents = true
 	} else if seqs > 1 {
-		p.Sequences = seqs
+		// The whole cache may pass the trained context; each sequence's
+		// share, its positions, may not. Unified: measured on four
+		// sequences, split streams made every decode slower.
+		p.Sequences, p.AllowBeyondTrained, p.UnifiedKV = seqs, true, true
+		in, err := m.Info()
+		if err != nil {
+			return nil, err
+		}
+		if share := opts.ContextSize / seqs; in.TrainContext > 0 && share > in.TrainContext {
+			return nil, fmt.Errorf("local: %d sequences of %d tokens: beyond the trained context of %d", seqs, share, in.TrainContext)
+		}
 	}
 	if c.ctx, err = llama.NewContext(m, p); err != nil {
 		return nil, err
@@ -122,7 +132,8 @@ func (c *Client) ContextSize() int {
 }
 
 // NewPool makes n clients over one context of n sequences on m, one slot
-// each, each with opts.ContextSize / n tokens of the KV cache: several
+// each, sharing one unified KV cache of opts.ContextSize tokens (each
+// sequence at most opts.ContextSize / n positions): several
 // agent runs in one process, as llama-server's slots are (`loop eval
 // --parallel`). Their requests take turns on the context, so that one
 // run's model works while another's tools run. Close each client; the
