@@ -25,6 +25,7 @@ type benchFlags struct {
 	turnTokens int
 	noReuse    bool
 	jsonOut    bool
+	vs         string
 }
 
 // benchResult is one llama-bench row: a test and its speed over repetitions.
@@ -60,6 +61,7 @@ type benchReport struct {
 	Results []benchResult `json:"results"`
 	Perf    llama.Perf    `json:"llama_perf"`
 	Reuse   []reuseTurn   `json:"cache_reuse,omitempty"`
+	Vs      []vsRow       `json:"vs_llama_bench,omitempty"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -77,6 +79,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&f.turnTokens, "turn-tokens", 96, "about this many tokens per user message in the conversation")
 	fs.BoolVar(&f.noReuse, "no-reuse", false, "skip the cache-reuse scenario")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	fs.StringVar(&f.vs, "vs", "", "also run llama.cpp's llama-bench at this path on the same model and settings, interleaved with ours, and print the ratios")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -91,6 +94,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rep, err := bench(ctx, m, f)
 	if err != nil {
 		return err
+	}
+	if f.vs != "" {
+		if rep.Vs, err = benchVs(ctx, m, f, f.vs); err != nil {
+			return err
+		}
 	}
 	if f.jsonOut {
 		return writeJSON(stdout, rep)
@@ -250,6 +258,9 @@ func printBench(w io.Writer, rep *benchReport) {
 	if p.PromptMs > 0 || p.EvalMs > 0 {
 		fmt.Fprintf(w, "\nllama.cpp's own counters (llama_perf_context) over the timed runs: prompt %d tokens in %.2f ms (%.2f t/s), eval %d tokens in %.2f ms (%.2f t/s)\n",
 			p.PromptTokens, p.PromptMs, perSec(p.PromptTokens, p.PromptMs), p.EvalTokens, p.EvalMs, perSec(p.EvalTokens, p.EvalMs))
+	}
+	if len(rep.Vs) > 0 {
+		printVs(w, rep.Vs, rep.Results[0].Threads)
 	}
 	if len(rep.Reuse) == 0 {
 		return
