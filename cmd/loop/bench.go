@@ -26,6 +26,7 @@ type benchFlags struct {
 	noReuse    bool
 	jsonOut    bool
 	vs         string
+	roofline   bool
 }
 
 // benchResult is one llama-bench row: a test and its speed over repetitions.
@@ -62,6 +63,7 @@ type benchReport struct {
 	Perf    llama.Perf    `json:"llama_perf"`
 	Reuse   []reuseTurn   `json:"cache_reuse,omitempty"`
 	Vs      []vsRow       `json:"vs_llama_bench,omitempty"`
+	Roof    *roofline     `json:"roofline,omitempty"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -79,6 +81,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&f.turnTokens, "turn-tokens", 96, "about this many tokens per user message in the conversation")
 	fs.BoolVar(&f.noReuse, "no-reuse", false, "skip the cache-reuse scenario")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	fs.BoolVar(&f.roofline, "roofline", false, "measure memory bandwidth (a copy) and F32 matmul GFLOP/s (ggml's kernels), and show tg and pp as shares of those bounds")
 	fs.StringVar(&f.vs, "vs", "", "also run llama.cpp's llama-bench at this path on the same model and settings, interleaved with ours, and print the ratios")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -97,6 +100,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if f.vs != "" {
 		if rep.Vs, err = benchVs(ctx, m, f, f.vs); err != nil {
+			return err
+		}
+	}
+	if f.roofline {
+		if rep.Roof, err = measureRoofline(m, f.threads, rep.Results); err != nil {
 			return err
 		}
 	}
@@ -261,6 +269,9 @@ func printBench(w io.Writer, rep *benchReport) {
 	}
 	if len(rep.Vs) > 0 {
 		printVs(w, rep.Vs, rep.Results[0].Threads)
+	}
+	if rep.Roof != nil {
+		rep.Roof.print(w)
 	}
 	if len(rep.Reuse) == 0 {
 		return
