@@ -34,7 +34,7 @@ CHAT_TEMPLATES ?= $(or $(LOOP_CHAT_TEMPLATES),../shared/chat-templates)
 MODEL_FILES := $(addprefix $(MODELS)/,tiny-qwen2-qwen15vocab-f32.gguf tiny-qwen2-qwen3vocab-f16.gguf \
 	tiny-llama-llama3vocab-q8_0.gguf bench-qwen2-q8_0.gguf train-qwen2-qwen25vocab8k-f32.gguf)
 
-.PHONY: all setup tools deps links build testdata test race vet bench dist cuda clean
+.PHONY: all setup tools deps links build testdata trained demo test race vet bench dist cuda clean
 
 all: setup build testdata
 
@@ -76,6 +76,17 @@ $(MODEL_FILES) &: $(QWEN_DIR)/models/tokenizer.json scripts/genmodels/*.go | lin
 	$(GO) run ./scripts/genmodels --dir $(MODELS) --qwen $(QWEN_DIR)/models \
 		--llama3 "$$($(GO) list -m -f '{{.Dir}}' $(OLLAMA_MOD))/tokenizer/testdata/llama3.2" \
 		--templates "$(CHAT_TEMPLATES)"
+
+# The demo model: the training base finetuned with loop train on synthetic
+# agent transcripts, and the live suite of held-out tasks (cached by the
+# hash of their inputs; scripts/train-demo.sh).
+trained: build testdata
+	$(NATIVE_ENV) scripts/train-demo.sh
+
+# The project's main job in one command: a tiny model trained here fixes a
+# bug through the agent loop, then a short loop eval with intervals.
+demo: trained
+	scripts/demo.sh
 
 vet: links
 	$(NATIVE_ENV) $(GO) vet ./...

@@ -86,4 +86,3 @@ func Quantize(in, out, typ string, threads int) error {
 	}
 	return nil
 }
-

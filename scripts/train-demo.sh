@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Writes the demo model: the training base finetuned by `loop train` on
+# synthetic agent transcripts (scripts/gentrain), deterministically (fixed
+# seeds), and the live evaluation suite of held-out tasks. Both are cached
+# under the hash of their inputs: the generator's and the trainer's
+# sources, the base model and the settings below; a second run with the
+# same inputs does nothing.
+#
+#   scripts/train-demo.sh            # from the repository root, after make build testdata
+set -euo pipefail
+
+MODELS=testdata/models
+BASE=$MODELS/train-qwen2-qwen25vocab8k-f32.gguf
+OUT=$MODELS/agent-tiny-qwen2-f32.gguf
+SUITE=testdata/eval/live
+KEY_FILE=$MODELS/.agent-tiny.key
+# The recipe. Changing a number changes the key.
+N_CHATS=${N_CHATS:-400}
+EPOCHS=${EPOCHS:-3}
+CTX=${CTX:-2048}
+LR=${LR:-1e-3}
+SEED=1
+N_TASKS=30
+THREADS=${THREADS:-$(nproc)}
+
+key=$( {
+	echo "n=$N_CHATS epochs=$EPOCHS ctx=$CTX lr=$LR seed=$SEED tasks=$N_TASKS"
+	sha256sum "$BASE"
+	cat scripts/gentrain/*.go llama/train*.go llama/bridge.cpp llama/bridge.h cmd/loop/train.go agent/tools/*.go agent/loop/*.go | sha256sum
+} | sha256sum | cut -d' ' -f1)
+
+if [[ -f $OUT && -f $SUITE/.key && -f $KEY_FILE && $(cat "$KEY_FILE") == "$key" && $(cat "$SUITE/.key") == "$key" ]]; then
+	echo "demo model up to date: $OUT"
+	exit 0
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "writing $N_CHATS training transcripts (real loop runs with scripted replies)"
+go run ./scripts/gentrain --out "$work/train.jsonl" --n "$N_CHATS" --seed "$SEED" --tasks "$work/live" --n-tasks "$N_TASKS"
+echo "training $BASE for $EPOCHS epochs on $THREADS threads"
+bin/loop train -m "$BASE" --data "$work/train.jsonl" -o "$OUT" --epochs "$EPOCHS" --ctx "$CTX" --lr "$LR" --seed "$SEED" -t "$THREADS"
+rm -rf "$SUITE"
+mkdir -p "$(dirname "$SUITE")"
+cp -r "$work/live" "$SUITE"
+echo "$key" >"$SUITE/.key"
+echo "$key" >"$KEY_FILE"
+echo "wrote $OUT and the live suite $SUITE ($N_TASKS held-out tasks)"
