@@ -24,16 +24,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	defs, err := chat.ParseTools(tools.Default().Definitions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	msgs := []chat.Message{{Role: "system", Content: loop.DefaultSystem}, {Role: "user", Content: "OrderTest.total fails. Fix OrderService.java."}}
-	for i, s := range seedSession[:4] {
-		s.chars = min(s.chars, 1200)
-		call, result := stepMessages(i, s)
-		msgs = append(msgs, call, result)
-	}
+	defs, msgs := stepPrompt(b)
 	req := local.Request{Messages: msgs, Tools: defs, MaxTokens: -1, ToolChoice: grammar.Choice{Mode: grammar.ChoiceRequired}}
 	if _, err := c.Complete(context.Background(), req); err != nil {
 		b.Fatal(err)
@@ -66,16 +57,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 // the part of a step's overhead that grows with the conversation.
 func BenchmarkTokenizePrompt(b *testing.B) {
 	m := loadModel(&testing.T{}, testmodels.TinyQwen15F32)
-	defs, err := chat.ParseTools(tools.Default().Definitions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	msgs := []chat.Message{{Role: "system", Content: loop.DefaultSystem}, {Role: "user", Content: "OrderTest.total fails. Fix OrderService.java."}}
-	for i, s := range seedSession[:4] {
-		s.chars = min(s.chars, 1200)
-		call, result := stepMessages(i, s)
-		msgs = append(msgs, call, result)
-	}
+	defs, msgs := stepPrompt(b)
 	tmpl, ok := m.ChatTemplate("")
 	if !ok {
 		b.Fatal("no template")
@@ -98,4 +80,20 @@ func BenchmarkTokenizePrompt(b *testing.B) {
 		n = len(toks)
 	}
 	b.ReportMetric(float64(n), "tokens")
+}
+
+// stepPrompt is the tools and the messages of seed 000 Example 10's
+// session after four steps, the results capped at 1,200 characters.
+func stepPrompt(b *testing.B) ([]chat.Tool, []chat.Message) {
+	defs, err := chat.ParseTools(tools.Default().Definitions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	msgs := []chat.Message{{Role: "system", Content: loop.DefaultSystem}, {Role: "user", Content: "OrderTest.total fails. Fix OrderService.java."}}
+	for i, s := range seedSession[:4] {
+		s.chars = min(s.chars, 1200)
+		call, result := stepMessages(i, s)
+		msgs = append(msgs, call, result)
+	}
+	return defs, msgs
 }

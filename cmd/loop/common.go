@@ -92,6 +92,21 @@ func (f *modelFlags) resolve(stderr io.Writer) error {
 	return err
 }
 
+// loadForContext loads the model and resolves the context size and
+// threads for it; on an error the model is closed again.
+func loadForContext(ctx context.Context, mf *modelFlags, gf *genFlags, stderr io.Writer) (*llama.Model, llama.ContextParams, error) {
+	m, err := mf.load(ctx, stderr, false)
+	if err != nil {
+		return nil, llama.ContextParams{}, err
+	}
+	p, err := gf.contextParams(m)
+	if err != nil {
+		m.Close()
+		return nil, llama.ContextParams{}, err
+	}
+	return m, p, nil
+}
+
 // load sets up logging and backends and loads the model, showing progress
 // on stderr when the load takes a while.
 func (f *modelFlags) load(ctx context.Context, stderr io.Writer, vocabOnly bool) (*llama.Model, error) {

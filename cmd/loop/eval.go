@@ -153,13 +153,8 @@ func (f *evalFlags) liveFactory(ctx context.Context, stderr io.Writer) (eval.Fac
 	if f.model == "" {
 		return nil, func() {}, nil
 	}
-	m, err := f.load(ctx, stderr, false)
+	m, p, err := loadForContext(ctx, &f.modelFlags, &f.genFlags, stderr)
 	if err != nil {
-		return nil, nil, err
-	}
-	p, err := f.contextParams(m)
-	if err != nil {
-		m.Close()
 		return nil, nil, err
 	}
 	if f.parallel < 1 {

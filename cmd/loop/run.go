@@ -134,13 +134,8 @@ func (f *runFlags) modelFor(ctx context.Context, stderr io.Writer) (model.Model,
 		s, err := model.NewScript(format, replies, branches...)
 		return s, func() {}, err
 	}
-	m, err := f.load(ctx, stderr, false)
+	m, p, err := loadForContext(ctx, &f.modelFlags, &f.genFlags, stderr)
 	if err != nil {
-		return nil, nil, err
-	}
-	p, err := f.contextParams(m)
-	if err != nil {
-		m.Close()
 		return nil, nil, err
 	}
 	c, err := local.New(m, local.Options{ContextSize: p.ContextSize, Threads: p.Threads, Format: f.format,
