@@ -50,7 +50,7 @@ func kimiSection(s *scanState, pos int) (int, bool) {
 			return s.cutOff(s.call(), kimiSectionBegin)
 		}
 		s.call().fail(Malformed, "unexpected text in %s", kimiSectionBegin)
-		if k := strings.Index(t[i:], kimiSectionEnd); k >= 0 {
+		if k := s.indexAt(i, kimiSectionEnd); k >= 0 {
 			return i + k + len(kimiSectionEnd), true
 		}
 		return len(t), false
@@ -61,7 +61,7 @@ func kimiSection(s *scanState, pos int) (int, bool) {
 func (s *scanState) kimiCall(pos int) (int, bool) {
 	t := s.text
 	c := s.call()
-	j := strings.Index(t[pos:], kimiArgsBegin)
+	j := s.indexAt(pos, kimiArgsBegin)
 	if j < 0 {
 		return s.cutOff(c, kimiCallBegin)
 	}

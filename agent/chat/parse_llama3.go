@@ -29,7 +29,7 @@ func scanLlama3(f *format, s *scanState) {
 		if pos, ok = s.llamaCalls(pos); !ok {
 			return
 		}
-		j := strings.Index(t[pos:], pythonTag)
+		j := s.indexAt(pos, pythonTag)
 		if j < 0 {
 			s.content(t[pos:s.upTo(pos, pythonTag)])
 			return
@@ -78,7 +78,7 @@ func (s *scanState) llamaCalls(pos int) (int, bool) {
 		if t[i] != '{' {
 			return pos, true
 		}
-		ms, end, st := scanObject(t, i)
+		ms, end, st := s.memo.scanObject(t, i)
 		decided, isCall := llamaDecide(t, ms, st)
 		if !decided && (!s.final || st != jsonMore) {
 			return pos, s.final // undecided, or an object that is not a call
@@ -88,7 +88,7 @@ func (s *scanState) llamaCalls(pos int) (int, bool) {
 		}
 		c := s.call()
 		c.idOK = true
-		argsSeen := jsonCallFields(t, ms, c, "name")
+		argsSeen := s.jsonCallFields(ms, c, "name")
 		switch st {
 		case jsonMore:
 			return s.cutOff(c, "call")
@@ -139,8 +139,8 @@ func (s *scanState) pythonTagCall(pos int) (int, bool) {
 	if i < len(t) && t[i] == '{' {
 		c := s.call()
 		c.idOK = true
-		ms, end, st := scanObject(t, i)
-		argsSeen := jsonCallFields(t, ms, c, "name")
+		ms, end, st := s.memo.scanObject(t, i)
+		argsSeen := s.jsonCallFields(ms, c, "name")
 		switch st {
 		case jsonMore:
 			return s.cutOff(c, pythonTag+" call")

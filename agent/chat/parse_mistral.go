@@ -27,7 +27,7 @@ func scanMistral(_ *format, s *scanState) {
 	t := s.text
 	pos, ok := 0, true
 	for ok {
-		j := strings.Index(t[pos:], toolCalls)
+		j := s.indexAt(pos, toolCalls)
 		if j < 0 {
 			s.content(t[pos:s.upTo(pos, toolCalls)])
 			return
@@ -63,8 +63,8 @@ func (s *scanState) jsonArray(i int, what string, ids bool) (int, bool) {
 			c.fail(InvalidJSON, "not valid JSON: %s", jsonError(t[i:]))
 			return len(t), false
 		}
-		ms, end, st := scanObject(t, i)
-		argsSeen := jsonCallFields(t, ms, c, "name")
+		ms, end, st := s.memo.scanObject(t, i)
+		argsSeen := s.jsonCallFields(ms, c, "name")
 		c.idOK = !ids
 		if m := firstMember(ms, "id"); ids && m != nil {
 			id, ok, settled := memberString(t, m)
@@ -137,10 +137,10 @@ func (s *scanState) mistralNamed(i int) (int, bool) {
 func (s *scanState) jsonArgs(c *callItem, i int, what string) (int, bool) {
 	t := s.text
 	i = skipSpace(t, i)
-	end, st := scanJSON(t, i)
+	end, st := s.memo.scanJSON(t, i)
 	if i < len(t) {
 		m := jsonMember{val: i, end: end, st: st}
-		c.args, c.encoded = memberArgs(t, &m)
+		c.args, c.encoded = s.memo.memberArgs(t, &m)
 	}
 	switch {
 	case st == jsonBad:
