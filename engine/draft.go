@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/loopagent/loop/llama"
 )
@@ -22,16 +23,23 @@ import (
 // computed: a batch of positions rather than one, which on some backends
 // rounds differently.
 //
-// A draft nobody accepts costs a decode of more positions for one token,
-// so after one the drafter waits before drafting again, twice as long
-// after each further miss (up to maxBackoff tokens).
+// A draft costs a decode of more positions, with logits at each, and as
+// many samples. On a GPU that costs about what one position does; on a
+// CPU a batch of positions runs slower than one per position (a 0.5B Q8_0
+// model on one thread: 58 ms for one position, 140 for two, 210 for
+// nine), so only long accepted drafts pay. Generation therefore times its
+// steps: a prompt-lookup draft that yields tokens slower than plain steps
+// do (one nobody accepts, or a short one) is a miss, and after a miss the
+// drafter waits before drafting again, twice as long after each further
+// miss (up to maxBackoff tokens). A Request.Draft is always verified: its
+// maker chose when to draft.
 
 // lookupN is the longest n-gram prompt lookup matches; it tries the
 // longest first, down to one token.
 const lookupN = 4
 
 // maxBackoff bounds the tokens the drafter skips after drafts that failed.
-const maxBackoff = 64
+const maxBackoff = 128
 
 // lookup drafts by finding the last n tokens earlier in the history.
 type lookup struct {
@@ -70,13 +78,20 @@ func (l *lookup) push(t llama.Token) {
 }
 
 // draft returns up to max tokens that followed the latest earlier
-// occurrence of the longest n-gram the history ends with.
-func (l *lookup) draft(max int) []llama.Token {
+// occurrence of the longest n-gram the history ends with. Where that
+// continuation runs into the end of the history, the text repeats with a
+// period, and the draft goes on repeating it. Only n-grams of at least
+// minN tokens count.
+func (l *lookup) draft(max, minN int) []llama.Token {
 	h := l.history
-	for n := min(lookupN, len(h)); n >= 1; n-- {
+	for n := min(lookupN, len(h)); n >= minN; n-- {
 		if start, ok := l.last[l.key(len(h), n)]; ok {
 			from := start + n
-			return h[from:min(from+max, len(h))]
+			d := make([]llama.Token, 0, max)
+			for i := 0; i < max; i++ {
+				d = append(d, h[from+i%(len(h)-from)])
+			}
+			return d
 		}
 	}
 	return nil
@@ -87,7 +102,7 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 	c := slot.Context()
 	m := c.Model()
 	look := newLookup(slot.Tokens())
-	wait, backoff := 0, 1
+	pace := drafting{minN: 2}
 	tok, err := sampleAt(c, req, res, -1)
 	for err == nil {
 		look.push(tok)
@@ -99,11 +114,10 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			return err
 		}
 		var draft []llama.Token
-		if wait > 0 {
-			wait--
-		} else {
-			draft = propose(req, look, min(req.DraftMax, c.SeqSize()-slot.Len()-1, c.BatchSize()-1))
+		if req.Draft != nil || pace.ready() {
+			draft = propose(req, look, min(req.DraftMax, c.SeqSize()-slot.Len()-1, c.BatchSize()-1), pace.minN)
 		}
+		start := time.Now()
 		if len(draft) == 0 {
 			if err := slot.Append(ctx, tok); err != nil {
 				if errors.Is(err, llama.ErrContextFull) {
@@ -113,6 +127,7 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			}
 			res.Decodes++
 			tok, err = sampleAt(c, req, res, -1)
+			pace.plain(time.Since(start))
 			continue
 		}
 		var accepted int
@@ -120,17 +135,55 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 		if stop || err != nil {
 			return err
 		}
-		if accepted > 0 {
-			backoff = 1
-		} else {
-			wait, backoff = backoff, min(2*backoff, maxBackoff)
-		}
+		pace.drafted(time.Since(start), accepted+1)
 	}
 	return err
 }
 
+// drafting decides when prompt lookup drafts: after a draft that yielded
+// tokens slower than plain steps do, it waits (see the top of the file),
+// and it wants a longer n-gram match next time: one token of history
+// repeating is weak evidence that more will.
+type drafting struct {
+	minN          int // the shortest match to draft from; lookupN+1: none
+	wait, backoff int
+	plainN        int           // plain steps timed
+	plainPer      time.Duration // a plain step's time, averaged
+}
+
+// ready reports whether to draft now: once two plain steps have been timed
+// (the first after a prefill runs slow), and not while waiting.
+func (d *drafting) ready() bool {
+	if d.plainN < 2 {
+		return false
+	}
+	if d.wait > 0 {
+		d.wait--
+		return false
+	}
+	return true
+}
+
+func (d *drafting) plain(t time.Duration) {
+	if d.plainN++; d.plainN <= 2 {
+		d.plainPer = t // the second replaces the first
+		return
+	}
+	d.plainPer = (3*d.plainPer + t) / 4
+}
+
+// drafted hears that a draft step took t for n tokens.
+func (d *drafting) drafted(t time.Duration, n int) {
+	if n > 1 && t/time.Duration(n) <= d.plainPer {
+		d.backoff, d.minN = 0, max(d.minN-1, 1)
+		return
+	}
+	d.backoff = min(max(2*d.backoff, 1), maxBackoff)
+	d.wait, d.minN = d.backoff, min(d.minN+1, lookupN)
+}
+
 // propose returns the draft: Request.Draft's, or prompt lookup's.
-func propose(req Request, look *lookup, max int) []llama.Token {
+func propose(req Request, look *lookup, max, minN int) []llama.Token {
 	if max <= 0 {
 		return nil
 	}
@@ -138,7 +191,7 @@ func propose(req Request, look *lookup, max int) []llama.Token {
 		d := req.Draft(look.history, max)
 		return d[:min(len(d), max)]
 	}
-	return look.draft(max)
+	return look.draft(max, minN)
 }
 
 // verify decodes the pending token tok and the draft in one batch, keeps

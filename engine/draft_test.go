@@ -75,9 +75,18 @@ func runDraft(t *testing.T, c *llama.Context, cfg sampler.Config, gbnf, prompt s
 
 var draftGrammar = `root ::= "\"" char{0,400} "\""` + "\n" + `char ::= [^"\\\x7F\x00-\x1F] | [\\] (["\\bfnrt] | "u" [0-9a-fA-F]{4})`
 
-// TestDraftSameOutput decodes every prompt with and without drafting, on
-// two models, greedy and sampled, with and without a grammar: the text,
-// the tokens, the stop and the slot's tokens after it are the same.
+// echoDraft guesses that the last max tokens repeat. Unlike prompt
+// lookup, which drafts only when drafting pays, it drafts at every step,
+// so the comparison below verifies many drafts, some of them accepted (a
+// random model often repeats itself).
+func echoDraft(toks []llama.Token, max int) []llama.Token {
+	return toks[len(toks)-min(max, len(toks)):]
+}
+
+// TestDraftSameOutput decodes every prompt with and without drafting (by
+// prompt lookup, and by echoDraft), on two models, greedy and sampled,
+// with and without a grammar: the text, the tokens, the stop and the
+// slot's tokens after it are the same.
 func TestDraftSameOutput(t *testing.T) {
 	for _, model := range []string{testmodels.TinyQwen15F32, testmodels.TinyLlama3Q8} {
 		c := newContext(t, load(t, model), 1024)
@@ -94,15 +103,17 @@ func TestDraftSameOutput(t *testing.T) {
 			for i, prompt := range draftPrompts() {
 				t.Run(fmt.Sprintf("%s/%s/%d", model, tc.name, i), func(t *testing.T) {
 					plain := runDraft(t, c, tc.cfg, tc.gbnf, prompt, 32, 0, nil)
-					spec := runDraft(t, c, tc.cfg, tc.gbnf, prompt, 32, 5, nil)
-					if diff := cmp.Diff(plain, spec, cmp.AllowUnexported(draftRun{}), cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "res" }, cmp.Ignore())); diff != "" {
-						t.Errorf("drafting changed the output (-plain +drafted):\n%s", diff)
+					for _, draft := range []func([]llama.Token, int) []llama.Token{nil, echoDraft} {
+						spec := runDraft(t, c, tc.cfg, tc.gbnf, prompt, 32, 5, draft)
+						if diff := cmp.Diff(plain, spec, cmp.AllowUnexported(draftRun{}), cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "res" }, cmp.Ignore())); diff != "" {
+							t.Errorf("drafting (echo %v) changed the output (-plain +drafted):\n%s", draft != nil, diff)
+						}
+						if spec.res.Accepted > spec.res.Drafted || spec.res.Decodes > len(spec.Tokens) {
+							t.Errorf("accepted %d of %d drafted in %d decodes for %d tokens", spec.res.Accepted, spec.res.Drafted, spec.res.Decodes, len(spec.Tokens))
+						}
+						drafted += spec.res.Drafted
+						accepted += spec.res.Accepted
 					}
-					if spec.res.Accepted > spec.res.Drafted || spec.res.Decodes > len(spec.Tokens) {
-						t.Errorf("accepted %d of %d drafted in %d decodes for %d tokens", spec.res.Accepted, spec.res.Drafted, spec.res.Decodes, len(spec.Tokens))
-					}
-					drafted += spec.res.Drafted
-					accepted += spec.res.Accepted
 				})
 			}
 		}
@@ -141,6 +152,22 @@ func TestDraftTeacherForced(t *testing.T) {
 				// yields k+1, and the last token is never decoded.
 				if want := (len(spec.Tokens) - 1 + k) / (k + 1); r.Decodes > want {
 					t.Errorf("%d decodes for %d tokens drafting %d, want at most %d", r.Decodes, len(spec.Tokens), k, want)
+				}
+				// The continuation with its third token wrong: two of each
+				// draft are kept, and the output stays the same.
+				wrong := func(toks []llama.Token, max int) []llama.Token {
+					d := append([]llama.Token(nil), teacher(toks, max)...)
+					if len(d) > 2 {
+						d[2] = (d[2] + 1) % llama.Token(c.Model().VocabSize())
+					}
+					return d
+				}
+				spec = runDraft(t, c, cfg, "", prompt, 40, k, wrong)
+				if diff := cmp.Diff(plain.Tokens, spec.Tokens); diff != "" {
+					t.Fatalf("a wrong draft token: tokens differ (-plain +drafted):\n%s", diff)
+				}
+				if r := spec.res; k > 2 && (r.Accepted == 0 || r.Accepted >= r.Drafted) {
+					t.Errorf("a wrong draft token: accepted %d of %d drafted tokens, want some", r.Accepted, r.Drafted)
 				}
 			})
 		}

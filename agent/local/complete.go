@@ -95,7 +95,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	}
 	feed(prefill)
 	er := engine.Request{
-		Prompt: toks, Chain: ch, CallChain: callCh, Grammar: g, NPredict: req.MaxTokens, OnPrefill: req.OnPrefill,
+		Prompt: toks, Chain: ch, CallChain: callCh, Grammar: g, NPredict: req.MaxTokens, OnPrefill: req.OnPrefill, DraftMax: c.draftMax,
 		OnText: func(s string) {
 			if u.FirstTokenMs == 0 {
 				u.FirstTokenMs = msSince(start)

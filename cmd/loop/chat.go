@@ -130,7 +130,7 @@ func (f *chatFlags) client(m *llama.Model) (*local.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := local.Options{ContextSize: p.ContextSize, Threads: p.Threads, Format: f.format}
+	opts := local.Options{ContextSize: p.ContextSize, Threads: p.Threads, Format: f.format, DraftMax: f.draftMax}
 	if f.templateFile != "" {
 		b, err := os.ReadFile(f.templateFile)
 		if err != nil {
