@@ -54,8 +54,9 @@ type Request struct {
 	DraftMax int
 	// Draft, when set with DraftMax, proposes the drafts instead of prompt
 	// lookup: up to max tokens to follow tokens, the slot's tokens and the
-	// ones generated so far (its last one not yet decoded). The slice may
-	// be the caller's; Generate does not keep it.
+	// ones generated so far (the last one not yet decoded), which Draft
+	// must not modify. Generate copies the draft; it is verified at every
+	// step, without prompt lookup's check that drafting pays.
 	Draft func(tokens []llama.Token, max int) []llama.Token
 }
 
