@@ -69,13 +69,14 @@ func scanThinking(s *scanState, think grammar.Block, reasoningOpen bool, calls m
 	for m := range calls {
 		markers = append(markers, m)
 	}
-	pos, ok := 0, true
-	if reasoningOpen {
+	pos, ok := s.resume(topLoop)
+	if !ok && reasoningOpen {
 		if pos, ok = s.reasoningUntil(0, think.Close); !ok {
 			return
 		}
 	}
 	for {
+		s.settle(topLoop, pos)
 		j, m := s.nextMarker(pos, markers...)
 		if j < 0 {
 			s.content(t[pos:s.upTo(pos, markers...)])

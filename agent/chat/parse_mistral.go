@@ -25,8 +25,9 @@ const (
 
 func scanMistral(_ *format, s *scanState) {
 	t := s.text
-	pos, ok := 0, true
-	for ok {
+	pos, _ := s.resume(topLoop)
+	for ok := true; ok; {
+		s.settle(topLoop, pos)
 		j := s.indexAt(pos, toolCalls)
 		if j < 0 {
 			s.content(t[pos:s.upTo(pos, toolCalls)])
@@ -50,11 +51,16 @@ func scanMistral(_ *format, s *scanState) {
 // what names the call markup in problems.
 func (s *scanState) jsonArray(i int, what string, ids bool) (int, bool) {
 	t := s.text
+	start := i
 	i = skipSpace(t, i+1)
 	if i < len(t) && t[i] == ']' {
 		return i + 1, true
 	}
+	if p, ok := s.resume(start); ok {
+		i = p
+	}
 	for {
+		s.settle(start, i)
 		c := s.call()
 		if i == len(t) {
 			return s.cutOff(c, what)

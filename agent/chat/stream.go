@@ -53,6 +53,11 @@ type streamParser struct {
 	content, thinking int // bytes of trimmed content and reasoning sent
 	calls             []streamCall
 	next              int // Index of the next call announced
+	// What Feed had joined and counted at the start of the scan's settled
+	// items (scanMemo.settled): it goes on from there.
+	fed                   int
+	fedContent, fedReason joined
+	fedCalls              int
 }
 
 // streamCall is what the stream sent of call attempt k.
@@ -68,10 +73,12 @@ func (p *streamParser) Feed(text string) []Delta {
 	s := &scanState{text: p.text.String(), memo: p.memo}
 	p.f.scan(p.f, s)
 	var out []Delta
-	var content, reasoning joined
-	k := 0
-	for _, it := range s.items {
-		switch it.kind {
+	content, reasoning, k := p.fedContent, p.fedReason, p.fedCalls
+	for i := p.fed; i < len(s.items); i++ {
+		if i == p.memo.settled {
+			p.fed, p.fedContent, p.fedReason, p.fedCalls = i, content, reasoning, k
+		}
+		switch it := s.items[i]; it.kind {
 		case kindContent:
 			content.add(it.text)
 			if d := content.grown(&p.content); d != "" {

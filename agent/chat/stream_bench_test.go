@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -16,7 +17,8 @@ type bigReply struct {
 
 // bigReplies returns a reply per format family that carries a file of
 // about n bytes: as raw JSON arguments, as arguments encoded twice, as an
-// XML parameter, or as content and reasoning.
+// XML parameter, or as content and reasoning; and replies of about n bytes
+// of small calls.
 func bigReplies(n int) []bigReply {
 	const line = "func main() {\n\tprintln(\"hello, world\")\n}\n"
 	file := strings.Repeat(line, n/len(line)+1)[:n]
@@ -24,7 +26,23 @@ func bigReplies(n int) []bigReply {
 	a := string(args)
 	quoted := quoteJSON(a)
 	xml := "<function=write_file>\n<parameter=path>\nmain.go\n</parameter>\n<parameter=content>\n" + file + "\n</parameter>\n</function>"
+	var many, manyXML, manyArray strings.Builder
+	calls := max(n/160, 1)
+	manyArray.WriteString("[TOOL_CALLS][")
+	for i := range calls {
+		path := fmt.Sprintf("src/pkg%d/file%d.go", i, i)
+		fmt.Fprintf(&many, "Reading %d.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": %q, \"offset\": %d, \"limit\": 200}}\n</tool_call>\n", i, path, i*10)
+		manyXML.WriteString("<tool_call>\n<function=read_file>\n<parameter=path>\n" + path + "\n</parameter>\n</function>\n</tool_call>\n")
+		if i > 0 {
+			manyArray.WriteString(", ")
+		}
+		fmt.Fprintf(&manyArray, "{\"name\": \"read_file\", \"arguments\": {\"path\": %q, \"offset\": %d, \"limit\": 200}}", path, i*10)
+	}
+	manyArray.WriteString("]")
 	return []bigReply{
+		{"hermes-many", "hermes", many.String(), calls},
+		{"qwen3-coder-many", "qwen3-coder", manyXML.String(), calls},
+		{"mistral-many", "mistral", manyArray.String(), calls},
 		{"hermes", "hermes", "Writing it.\n<tool_call>\n{\"name\": \"write_file\", \"arguments\": " + a + "}\n</tool_call>", 1},
 		{"hermes-content", "hermes", "<think>" + file + "</think>\n" + file, 0},
 		{"qwen3-coder", "qwen3-coder", "Writing it.\n<tool_call>\n" + xml + "\n</tool_call>", 1},

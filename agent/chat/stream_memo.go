@@ -27,12 +27,25 @@ type scanMemo struct {
 	decoded  map[int]*decodeResume
 	quoted   map[int]*quoteResume
 	calls    map[int]*xmlResume
+	// loops are where the scan's loops settled, by the loop's start
+	// (topLoop for the scanner's own); items[:settled] are final.
+	loops   map[int]*loopResume
+	settled int
+}
+
+// topLoop keys the scanner's own loop in scanMemo.loops.
+const topLoop = -1
+
+// loopResume is a loop of the scan at pos, with its items so far.
+type loopResume struct {
+	items []item
+	pos   int
 }
 
 func newScanMemo() *scanMemo {
 	return &scanMemo{searches: map[searchKey]search{}, strs: map[int]int{}, values: map[int]*valueResume{},
 		objects: map[int]*objectResume{}, decoded: map[int]*decodeResume{},
-		quoted: map[int]*quoteResume{}, calls: map[int]*xmlResume{}}
+		quoted: map[int]*quoteResume{}, calls: map[int]*xmlResume{}, loops: map[int]*loopResume{}}
 }
 
 type searchKey struct {
@@ -72,6 +85,45 @@ func (m *scanMemo) index(t string, pos int, marker string) int {
 	}
 	m.searches[k] = search{found: -1, from: max(pos, len(t)-len(marker)+1)}
 	return -1
+}
+
+// settle tells a stream's memo that the loop that started at start (or
+// topLoop) is at pos, at the top of an iteration, with all the scan's items
+// final: the calls, reasoning and content before pos are complete, and
+// what follows cannot change them. The next Feed's scan resumes the loop
+// there instead of starting it over. A loop at the end of the text may
+// still be inside something (a block of calls whose end has not come), so
+// pos must be short of it.
+func (s *scanState) settle(start, pos int) {
+	m := s.memo
+	if m == nil || pos >= len(s.text) {
+		return
+	}
+	r := m.loops[start]
+	if r == nil {
+		r = &loopResume{}
+		m.loops[start] = r
+	}
+	if pos > r.pos {
+		r.items, r.pos = s.items, pos
+		m.settled = max(m.settled, len(s.items))
+	}
+}
+
+// resume returns where the loop that starts at start last settled, having
+// restored the scan's items to what they were then, or false when it
+// starts from the beginning.
+func (s *scanState) resume(start int) (int, bool) {
+	m := s.memo
+	if m == nil {
+		return 0, false
+	}
+	r := m.loops[start]
+	if r == nil || r.pos >= len(s.text) {
+		return 0, false
+	}
+	s.items = r.items
+	return r.pos, true
 }
 
 // indexAt is strings.Index(s.text[pos:], marker), remembered by a stream.
