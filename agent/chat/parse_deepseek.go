@@ -47,7 +47,14 @@ func scanDeepSeek(r1 bool) func(f *format, s *scanState) {
 // deepSeekBlock reads the calls of a block and its end.
 func (s *scanState) deepSeekBlock(pos int, r1 bool) (int, bool) {
 	t := s.text
-	for n := 0; ; n++ {
+	start, n := pos, 0
+	if p, ok := s.resume(start); ok {
+		pos, n = p, 1 // a loop settles after a call
+	}
+	for ; ; n++ {
+		if n > 0 {
+			s.settle(start, pos)
+		}
 		i := skipSpace(t, pos)
 		switch {
 		case strings.HasPrefix(t[i:], dsCallBegin):

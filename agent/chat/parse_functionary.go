@@ -89,11 +89,12 @@ const fnRecipient = ">>>"
 func scanFunctionary32(f *format, s *scanState) {
 	s.text = stripLlamaEnd(s.text, s.final)
 	t := s.text
-	pos, ok := 0, true
-	if strings.HasPrefix(t, fnRecipient) {
+	pos, ok := s.resume(topLoop)
+	if !ok && strings.HasPrefix(t, fnRecipient) {
 		pos = len(fnRecipient)
 	}
-	for ok && pos < len(t) {
+	for ok = true; ok && pos < len(t); {
+		s.settle(topLoop, pos)
 		pos, ok = s.functionaryMessage(f, pos)
 	}
 }

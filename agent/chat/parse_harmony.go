@@ -42,8 +42,17 @@ type harmonyScan struct {
 
 func scanHarmony(_ *format, s *scanState) {
 	h := &harmonyScan{s: s}
-	pos, ok := 0, true
-	for ok && pos < len(s.text) {
+	pos, seen, _ := s.resumeState(topLoop)
+	h.content, h.reasoning = seen&1 != 0, seen&2 != 0
+	for ok := true; ok && pos < len(s.text); {
+		seen = 0
+		if h.content {
+			seen |= 1
+		}
+		if h.reasoning {
+			seen |= 2
+		}
+		s.settleState(topLoop, pos, seen)
 		pos, ok = h.message(pos)
 	}
 }

@@ -31,7 +31,14 @@ func scanKimi(f *format, s *scanState) {
 // kimiSection reads the calls of a section and its end.
 func kimiSection(s *scanState, pos int) (int, bool) {
 	t := s.text
-	for n := 0; ; n++ {
+	start, n := pos, 0
+	if p, ok := s.resume(start); ok {
+		pos, n = p, 1 // a loop settles after a call
+	}
+	for ; ; n++ {
+		if n > 0 {
+			s.settle(start, pos)
+		}
 		i := skipSpace(t, pos)
 		switch {
 		case strings.HasPrefix(t[i:], kimiCallBegin):

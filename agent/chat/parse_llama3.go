@@ -64,7 +64,12 @@ func stripEnds(t string, final bool, ends []string) string {
 // text goes on as content. It returns false to stop the scan.
 func (s *scanState) llamaCalls(pos int) (int, bool) {
 	t := s.text
+	start := pos
+	if p, ok := s.resume(start); ok {
+		pos = p
+	}
 	for {
+		s.settle(start, pos)
 		i := skipSpace(t, pos)
 		if i < len(t) && t[i] == ';' && pos > 0 {
 			i = skipSpace(t, i+1)

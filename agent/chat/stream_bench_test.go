@@ -26,11 +26,23 @@ func bigReplies(n int) []bigReply {
 	a := string(args)
 	quoted := quoteJSON(a)
 	xml := "<function=write_file>\n<parameter=path>\nmain.go\n</parameter>\n<parameter=content>\n" + file + "\n</parameter>\n</function>"
-	var many, manyXML, manyArray strings.Builder
+	var many, manyXML, manyArray, manyLlama, manyHarmony, manyFn, manyDS, manyKimi strings.Builder
 	calls := max(n/160, 1)
 	manyArray.WriteString("[TOOL_CALLS][")
+	manyDS.WriteString("<｜tool▁calls▁begin｜>")
+	manyKimi.WriteString("<|tool_calls_section_begin|>")
 	for i := range calls {
 		path := fmt.Sprintf("src/pkg%d/file%d.go", i, i)
+		args := fmt.Sprintf("{\"path\": %q, \"offset\": %d, \"limit\": 200}", path, i*10)
+		if i > 0 {
+			manyLlama.WriteString("; ")
+			manyFn.WriteString(">>>")
+		}
+		manyLlama.WriteString(`{"name": "read_file", "parameters": ` + args + `}`)
+		manyHarmony.WriteString("<|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>" + args + "<|call|>")
+		manyFn.WriteString("read_file\n" + args)
+		manyDS.WriteString("<｜tool▁call▁begin｜>read_file<｜tool▁sep｜>" + args + "<｜tool▁call▁end｜>")
+		fmt.Fprintf(&manyKimi, "<|tool_call_begin|>functions.read_file:%d<|tool_call_argument_begin|>%s<|tool_call_end|>", i, args)
 		fmt.Fprintf(&many, "Reading %d.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": %q, \"offset\": %d, \"limit\": 200}}\n</tool_call>\n", i, path, i*10)
 		manyXML.WriteString("<tool_call>\n<function=read_file>\n<parameter=path>\n" + path + "\n</parameter>\n</function>\n</tool_call>\n")
 		if i > 0 {
@@ -39,10 +51,17 @@ func bigReplies(n int) []bigReply {
 		fmt.Fprintf(&manyArray, "{\"name\": \"read_file\", \"arguments\": {\"path\": %q, \"offset\": %d, \"limit\": 200}}", path, i*10)
 	}
 	manyArray.WriteString("]")
+	manyDS.WriteString("<｜tool▁calls▁end｜>")
+	manyKimi.WriteString("<|tool_calls_section_end|>")
 	return []bigReply{
 		{"hermes-many", "hermes", many.String(), calls},
 		{"qwen3-coder-many", "qwen3-coder", manyXML.String(), calls},
 		{"mistral-many", "mistral", manyArray.String(), calls},
+		{"llama3-many", "llama3", manyLlama.String(), calls},
+		{"harmony-many", "harmony", manyHarmony.String(), calls},
+		{"functionary-v3.2-many", "functionary-v3.2", manyFn.String(), calls},
+		{"deepseek-v3.1-many", "deepseek-v3.1", manyDS.String(), calls},
+		{"kimi-k2-many", "kimi-k2", manyKimi.String(), calls},
 		{"hermes", "hermes", "Writing it.\n<tool_call>\n{\"name\": \"write_file\", \"arguments\": " + a + "}\n</tool_call>", 1},
 		{"hermes-content", "hermes", "<think>" + file + "</think>\n" + file, 0},
 		{"qwen3-coder", "qwen3-coder", "Writing it.\n<tool_call>\n" + xml + "\n</tool_call>", 1},

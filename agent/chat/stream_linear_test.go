@@ -97,7 +97,7 @@ func memoTexts() []string {
 	for _, r := range bigReplies(120) {
 		texts = append(texts, r.text, r.text[:len(r.text)*2/3])
 	}
-	for _, r := range bigReplies(500)[:3] { // the replies of many calls
+	for _, r := range bigReplies(500)[:8] { // the replies of many calls
 		texts = append(texts, r.text, r.text[:len(r.text)*2/3])
 	}
 	return texts

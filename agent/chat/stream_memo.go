@@ -36,10 +36,12 @@ type scanMemo struct {
 // topLoop keys the scanner's own loop in scanMemo.loops.
 const topLoop = -1
 
-// loopResume is a loop of the scan at pos, with its items so far.
+// loopResume is a loop of the scan at pos, with its items so far and
+// what else the loop keeps (state).
 type loopResume struct {
 	items []item
 	pos   int
+	state int
 }
 
 func newScanMemo() *scanMemo {
@@ -94,7 +96,10 @@ func (m *scanMemo) index(t string, pos int, marker string) int {
 // there instead of starting it over. A loop at the end of the text may
 // still be inside something (a block of calls whose end has not come), so
 // pos must be short of it.
-func (s *scanState) settle(start, pos int) {
+func (s *scanState) settle(start, pos int) { s.settleState(start, pos, 0) }
+
+// settleState is settle for a loop that keeps more than its position.
+func (s *scanState) settleState(start, pos, state int) {
 	m := s.memo
 	if m == nil || pos >= len(s.text) {
 		return
@@ -105,7 +110,7 @@ func (s *scanState) settle(start, pos int) {
 		m.loops[start] = r
 	}
 	if pos > r.pos {
-		r.items, r.pos = s.items, pos
+		r.items, r.pos, r.state = s.items, pos, state
 		m.settled = max(m.settled, len(s.items))
 	}
 }
@@ -114,16 +119,22 @@ func (s *scanState) settle(start, pos int) {
 // restored the scan's items to what they were then, or false when it
 // starts from the beginning.
 func (s *scanState) resume(start int) (int, bool) {
+	pos, _, ok := s.resumeState(start)
+	return pos, ok
+}
+
+// resumeState is resume for a loop that keeps more than its position.
+func (s *scanState) resumeState(start int) (pos, state int, ok bool) {
 	m := s.memo
 	if m == nil {
-		return 0, false
+		return 0, 0, false
 	}
 	r := m.loops[start]
 	if r == nil || r.pos >= len(s.text) {
-		return 0, false
+		return 0, 0, false
 	}
 	s.items = r.items
-	return r.pos, true
+	return r.pos, r.state, true
 }
 
 // indexAt is strings.Index(s.text[pos:], marker), remembered by a stream.
