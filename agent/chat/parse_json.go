@@ -219,32 +219,40 @@ func isHex(c byte) bool {
 // scanString reads the string that starts at s[i] == '"'.
 func scanString(s string, i int) (int, jsonStatus) { return (*scanMemo)(nil).scanString(s, i) }
 
-func (m *scanMemo) scanString(s string, i int) (end int, st jsonStatus) {
+func (m *scanMemo) scanString(s string, i int) (int, jsonStatus) {
 	j := i + 1
 	if m != nil {
 		if r, ok := m.strs[i]; ok && r <= len(s) {
 			j = r
 		}
-		from := j
-		defer func() { m.strs[i] = j; m.work += j - from }()
 	}
+	from := j
+	end, st := len(s), jsonMore
+loop:
 	for j < len(s) {
 		switch c := s[j]; {
 		case c == '"':
-			return j + 1, jsonDone
+			end, st = j+1, jsonDone
+			break loop
 		case c == '\\':
-			n, st := scanEscape(s, j)
-			if st != jsonDone {
-				return n, st
+			n, est := scanEscape(s, j)
+			if est != jsonDone {
+				end, st = n, est
+				break loop
 			}
 			j = n
 		case c < 0x20:
-			return j, jsonBad
+			end, st = j, jsonBad
+			break loop
 		default:
 			j++
 		}
 	}
-	return len(s), jsonMore
+	if m != nil {
+		m.strs[i] = j // where the loop stopped: the next scan goes on there
+		m.work += j - from
+	}
+	return end, st
 }
 
 // scanEscape reads the escape that starts at s[j] == '\\'.

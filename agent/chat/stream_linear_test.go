@@ -97,6 +97,14 @@ func memoTexts() []string {
 	for _, r := range bigReplies(120) {
 		texts = append(texts, r.text, r.text[:len(r.text)*2/3])
 	}
+	texts = append(texts,
+		// a control character breaks a string; escapes, surrogate pairs
+		// and runes cut by a piece; broken UTF-8.
+		"<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\x01b\"}}\n</tool_call>",
+		`{"name": "write_file", "parameters": "{\"path\": \"\\ud83d\\ude00 \\u00e9 \\n \\ud800x \\\"q\\\"\"}"}`,
+		`{"answer": "caf\u00e9 \ud83d\ude00 \ud83d \"quoted\" \\ tab\t é ✓ 日本"}`,
+		"<tool_call>\n<function=write_file>\n<parameter=content>\nbad \xff\xfe utf-8 \xe2\x82 and ✓ \"q\" \\ \u2028\n</parameter>\n</function>\n</tool_call>",
+	)
 	for _, r := range bigReplies(500)[:8] { // the replies of many calls
 		texts = append(texts, r.text, r.text[:len(r.text)*2/3])
 	}
