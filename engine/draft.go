@@ -24,10 +24,11 @@ import (
 // rounds differently.
 //
 // A draft costs a decode of more positions, with logits at each, and as
-// many samples. On a GPU that costs about what one position does; on a
-// CPU a batch of positions runs slower than one per position (a 0.5B Q8_0
-// model on one thread: 58 ms for one position, 140 for two, 210 for
-// nine), so only long accepted drafts pay. Generation therefore times its
+// many samples. Where decoding is bound by reading the weights (a GPU),
+// a few positions cost little more than one; on a CPU they cost much more
+// (the bench model, a 0.5B Q8_0, on one thread of a loaded machine: 58 ms
+// for one position, 140 for two, 210 for nine), so only long accepted
+// drafts pay. Generation therefore times its
 // steps: a prompt-lookup draft that yields tokens slower than plain steps
 // do (one nobody accepts, or a short one) is a miss, and after a miss the
 // drafter waits before drafting again, twice as long after each further
@@ -95,6 +96,14 @@ func (l *lookup) draft(max, minN int) []llama.Token {
 		}
 	}
 	return nil
+}
+
+// canDraft reports whether the slot's memory can drop a rejected draft: a
+// recurrent or hybrid model's state cannot go back a few tokens, so its
+// requests decode plainly.
+func canDraft(slot *llama.Slot) bool {
+	in, err := slot.Context().Model().Info()
+	return err == nil && !in.Recurrent
 }
 
 // generateDraft is generate with speculative decoding.

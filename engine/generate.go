@@ -50,7 +50,8 @@ type Request struct {
 	// DraftMax, when positive, decodes speculatively: up to DraftMax
 	// tokens are drafted ahead and verified in one decode (see draft.go).
 	// The output is the one plain decoding gives. 0 decodes token by
-	// token.
+	// token, as do recurrent and hybrid models, whose state cannot drop
+	// a rejected draft.
 	DraftMax int
 	// Draft, when set with DraftMax, proposes the drafts instead of prompt
 	// lookup: up to max tokens to follow tokens, the slot's tokens and the
@@ -123,7 +124,7 @@ func generate(ctx context.Context, slot *llama.Slot, req Request, res *Result, o
 	if req.NPredict < 0 {
 		return nil
 	}
-	if req.DraftMax > 0 {
+	if req.DraftMax > 0 && canDraft(slot) {
 		return generateDraft(ctx, slot, req, res, out)
 	}
 	for {
