@@ -60,3 +60,22 @@ func TestDraftingPace(t *testing.T) {
 		t.Errorf("after a hit: wait %d, backoff %d, minN %d; want 0, 0, 3", d.wait, d.backoff, d.minN)
 	}
 }
+
+// BenchmarkLookup measures what prompt lookup adds to a generation step
+// that does not draft: indexing the new token and looking for a match of
+// the last tokens (a 4,096-token history of random text).
+func BenchmarkLookup(b *testing.B) {
+	toks := make([]llama.Token, 4096)
+	x := uint32(1)
+	for i := range toks {
+		x = x*1664525 + 1013904223
+		toks[i] = llama.Token(x >> 16 % 32000)
+	}
+	l := newLookup(toks[:2048])
+	k := 2048
+	for b.Loop() {
+		l.push(toks[k%len(toks)])
+		l.draft(8, 2)
+		k++
+	}
+}
