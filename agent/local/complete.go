@@ -119,6 +119,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	resp.Text = res.Text
 	u.PromptTokens, u.CompletionTokens, u.CacheN, u.PromptN = len(toks), len(res.Tokens), res.Prefill.CacheN, res.Prefill.PromptN
 	u.PromptMs, u.PredictedMs, u.GrammarRejected = res.Prefill.PromptMs, res.PredictMs, res.Rejections
+	u.DraftN, u.DraftNAccepted = res.Drafted, res.Accepted
 	t = time.Now()
 	c.finish(resp, res, v, req)
 	u.ValidateMs += msSince(t)
