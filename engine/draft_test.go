@@ -173,3 +173,21 @@ func TestDraftTeacherForced(t *testing.T) {
 		}
 	}
 }
+
+// TestDraftCopies decodes greedily after text that repeats: prompt lookup
+// drafts from the repeats, and some of the draft is accepted, so it takes
+// fewer decodes than tokens. (The random test models copy only such
+// repeats; what a model that copies a file gains, TestDraftTeacherForced
+// and BenchmarkDraft show by drafting the continuation itself.)
+func TestDraftCopies(t *testing.T) {
+	for _, model := range []string{testmodels.TinyQwen15F32, testmodels.TinyLlama3Q8} {
+		c := newContext(t, load(t, model), 1024)
+		cfg := sampler.Defaults()
+		cfg.Greedy = true
+		r := runDraft(t, c, cfg, "", "a b c d e f g a b c d e f g a b c d e f g a b c", 32, 5, nil).res
+		if r.Accepted == 0 || r.Decodes >= len(r.Tokens)-1 {
+			t.Errorf("%s: accepted %d of %d draft tokens, %d decodes for %d tokens; want some accepted, fewer decodes",
+				model, r.Accepted, r.Drafted, r.Decodes, len(r.Tokens))
+		}
+	}
+}

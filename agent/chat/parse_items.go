@@ -13,7 +13,9 @@ import (
 // cannot decide yet, and reports a call's name and id once they are
 // settled and its arguments as far as they go. The stream parser runs the
 // partial scan on all the text so far and emits what grew since the last
-// Feed, so what it emits is always a prefix of what Parse returns.
+// Feed, so what it emits is always a prefix of what Parse returns. Its
+// scans share a scanMemo, through which the scan's steps and loops go on
+// from where the last one left them (stream_memo.go).
 
 // Malformed is a call whose markup, not its JSON, is broken: Qwen3-Coder's
 // XML tags, Mistral's NAME[ARGS] header, Harmony's message header, or
