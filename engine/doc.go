@@ -8,4 +8,13 @@
 //	chain, _ := engine.Chain(llamaCtx, cfg)
 //	g, _ := engine.CompileCalls(model, callGrammar)
 //	res, err := engine.Generate(ctx, slot, engine.Request{Prompt: toks, Chain: chain, Grammar: g, NPredict: 256})
+//
+// With Request.DraftMax set, Generate decodes speculatively: it drafts the
+// next tokens by prompt lookup (the tokens that followed the last few
+// tokens where they occurred before, in the prompt or the reply), verifies
+// a draft in one decode, and keeps it up to the first token the chain does
+// not pick. The output is the one plain decoding gives; Result.Decodes,
+// Drafted and Accepted say how it went. It pays where a reply copies what
+// the prompt holds (an edit of a file just read), and drafts only while it
+// does (see draft.go).
 package engine

@@ -47,6 +47,18 @@ type Request struct {
 	OnText func(string)
 	// RenderSpecial writes control tokens into the text.
 	RenderSpecial bool
+	// DraftMax, when positive, decodes speculatively: up to DraftMax
+	// tokens are drafted ahead and verified in one decode (see draft.go).
+	// The output is the one plain decoding gives. 0 decodes token by
+	// token, as do recurrent and hybrid models, whose state cannot drop
+	// a rejected draft.
+	DraftMax int
+	// Draft, when set with DraftMax, proposes the drafts instead of prompt
+	// lookup: up to max tokens to follow tokens, the slot's tokens and the
+	// ones generated so far (the last one not yet decoded), which Draft
+	// must not modify. Generate copies the draft; it is verified at every
+	// step, without prompt lookup's check that drafting pays.
+	Draft func(tokens []llama.Token, max int) []llama.Token
 }
 
 // Result describes a finished generation.
@@ -63,6 +75,10 @@ type Result struct {
 	// GrammarChecks counts the candidates checked one by one against the
 	// grammar (llama.GrammarExact).
 	GrammarChecks int
+	// Decodes counts the decodes of generation, one per token without
+	// drafting; Drafted the draft tokens they verified and Accepted those
+	// kept (Request.DraftMax).
+	Decodes, Drafted, Accepted int
 }
 
 // PerSecond is the generation speed in tokens per second.
@@ -105,37 +121,22 @@ func Generate(ctx context.Context, slot *llama.Slot, req Request) (*Result, erro
 
 // generate samples tokens into res and out until a stop.
 func generate(ctx context.Context, slot *llama.Slot, req Request, res *Result, out *textOut) error {
-	m := slot.Context().Model()
 	if req.NPredict < 0 {
 		return nil
 	}
-	for req.NPredict == 0 || len(res.Tokens) < req.NPredict {
+	if req.DraftMax > 0 && canDraft(slot) {
+		return generateDraft(ctx, slot, req, res, out)
+	}
+	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		tok, step, err := sample(slot.Context(), req)
+		tok, err := sampleAt(slot.Context(), req, res, -1)
 		if err != nil {
 			return err
 		}
-		if step.Rejected {
-			res.Rejections++
-		}
-		res.GrammarChecks += step.Checked
-		res.Tokens = append(res.Tokens, tok)
-		if m.IsEOG(tok) {
-			res.StopType = StopEOS
-			return nil
-		}
-		piece, err := m.TokenPiece(tok, req.RenderSpecial)
-		if err != nil {
+		if stop, err := emit(slot.Context().Model(), req, res, out, tok); stop || err != nil {
 			return err
-		}
-		if w := out.add(piece); w != "" {
-			res.StopType, res.StoppingWord = StopWord, w
-			return nil
-		}
-		if req.NPredict > 0 && len(res.Tokens) == req.NPredict {
-			return nil
 		}
 		if err := slot.Append(ctx, tok); err != nil {
 			if errors.Is(err, llama.ErrContextFull) {
@@ -143,18 +144,52 @@ func generate(ctx context.Context, slot *llama.Slot, req Request, res *Result, o
 			}
 			return err
 		}
+		res.Decodes++
 	}
-	return nil
 }
 
-func sample(c *llama.Context, req Request) (llama.Token, llama.GrammarStep, error) {
+// sampleAt samples the token after output idx of the last decode and
+// counts the grammar's work in res.
+func sampleAt(c *llama.Context, req Request, res *Result, idx int) (llama.Token, error) {
+	tok, step, err := sample(c, req, idx)
+	if err != nil {
+		return tok, err
+	}
+	if step.Rejected {
+		res.Rejections++
+	}
+	res.GrammarChecks += step.Checked
+	return tok, nil
+}
+
+// emit adds a sampled token to res and out, and reports whether
+// generation stops with it: an end-of-generation token, a stop string, or
+// NPredict tokens.
+func emit(m *llama.Model, req Request, res *Result, out *textOut, tok llama.Token) (bool, error) {
+	res.Tokens = append(res.Tokens, tok)
+	if m.IsEOG(tok) {
+		res.StopType = StopEOS
+		return true, nil
+	}
+	piece, err := m.TokenPiece(tok, req.RenderSpecial)
+	if err != nil {
+		return true, err
+	}
+	if w := out.add(piece); w != "" {
+		res.StopType, res.StoppingWord = StopWord, w
+		return true, nil
+	}
+	return req.NPredict > 0 && len(res.Tokens) == req.NPredict, nil
+}
+
+func sample(c *llama.Context, req Request, idx int) (llama.Token, llama.GrammarStep, error) {
 	if req.Grammar == nil {
-		t, err := req.Chain.Sample(c, -1)
+		t, err := req.Chain.Sample(c, idx)
 		return t, llama.GrammarStep{}, err
 	}
 	ch := req.Chain
 	if req.CallChain != nil && !req.Grammar.Waiting() {
 		ch = req.CallChain
 	}
-	return ch.SampleGrammar(c, -1, req.Grammar, req.GrammarMode)
+	return ch.SampleGrammar(c, idx, req.Grammar, req.GrammarMode)
 }

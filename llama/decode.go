@@ -220,6 +220,39 @@ func (c *Context) DecodeTokens(ctx context.Context, seq, pos int, tokens []Token
 	return done, nil
 }
 
+// decodeOutputs evaluates tokens in sequence seq from position pos in one
+// batch, with logits for every token, and returns how many reached the KV
+// cache.
+func (c *Context) decodeOutputs(ctx context.Context, seq, pos int, tokens []Token) (int, error) {
+	const op = "decode"
+	if err := c.lock(op); err != nil {
+		return 0, err
+	}
+	defer c.mu.Unlock()
+	if err := c.checkSeq(seq); err != nil {
+		return 0, newError(op, "", err)
+	}
+	if err := c.model.checkTokens(tokens); err != nil {
+		return 0, newError(op, "", err)
+	}
+	if len(tokens) == 0 || len(tokens) > c.nBatch {
+		return 0, newError(op, "", detail(ErrInvalidArgument, "%d tokens for a batch of 1..%d", len(tokens), c.nBatch))
+	}
+	seqs := []int{seq}
+	c.batch.Clear()
+	for i, t := range tokens {
+		if err := c.batch.Add(t, pos+i, seqs, true); err != nil {
+			return 0, err
+		}
+	}
+	before := c.seqPosMax(seq)
+	if err := c.decode(ctx, c.batch); err != nil {
+		return c.reached(seq, before, pos, len(tokens)), err
+	}
+	C.llama_synchronize(c.c)
+	return len(tokens), nil
+}
+
 // seqPosMax is SeqPosMax with c.mu held.
 func (c *Context) seqPosMax(seq int) int {
 	return int(C.llama_memory_seq_pos_max(C.llama_get_memory(c.c), C.llama_seq_id(seq)))

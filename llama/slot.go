@@ -172,3 +172,36 @@ func (s *Slot) Clear() error {
 	_, err := s.ctx.SeqRemove(s.seq, -1, -1)
 	return err
 }
+
+// AppendOutputs evaluates toks at the end of the slot in one batch, with
+// logits for each: sample output i (Sampler.Sample's idx) for the token
+// that follows toks[i]. It verifies a speculative draft: the slot then
+// holds all of toks, and Truncate drops the ones not accepted. toks must
+// fit in the context and in one batch (BatchSize).
+func (s *Slot) AppendOutputs(ctx context.Context, toks []Token) error {
+	const op = "append outputs"
+	if len(s.tokens)+len(toks) > s.ctx.SeqSize() {
+		return newError(op, "", detail(ErrContextFull, "the slot holds %d tokens, %d more exceed its context of %d", len(s.tokens), len(toks), s.ctx.SeqSize()))
+	}
+	done, err := s.ctx.decodeOutputs(ctx, s.seq, len(s.tokens), toks)
+	s.tokens = append(s.tokens, toks[:done]...)
+	return err
+}
+
+// Truncate keeps the first n tokens of the slot and removes the rest of
+// its sequence's KV cells, so that the tokens and the cache agree. It
+// fails when the memory cannot remove a suffix (recurrent models).
+func (s *Slot) Truncate(n int) error {
+	if n >= len(s.tokens) {
+		return nil
+	}
+	ok, err := s.ctx.SeqRemove(s.seq, max(n, 0), -1)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return newError("truncate", "", detail(ErrInvalidArgument, "the memory cannot remove positions %d and on", n))
+	}
+	s.tokens = s.tokens[:max(n, 0)]
+	return nil
+}

@@ -47,7 +47,14 @@ func scanDeepSeek(r1 bool) func(f *format, s *scanState) {
 // deepSeekBlock reads the calls of a block and its end.
 func (s *scanState) deepSeekBlock(pos int, r1 bool) (int, bool) {
 	t := s.text
-	for n := 0; ; n++ {
+	start, n := pos, 0
+	if p, ok := s.resume(start); ok {
+		pos, n = p, 1 // a loop settles after a call
+	}
+	for ; ; n++ {
+		if n > 0 {
+			s.settle(start, pos)
+		}
 		i := skipSpace(t, pos)
 		switch {
 		case strings.HasPrefix(t[i:], dsCallBegin):
@@ -66,7 +73,7 @@ func (s *scanState) deepSeekBlock(pos int, r1 bool) (int, bool) {
 			return s.cutOff(s.call(), dsCallsBegin)
 		}
 		s.call().fail(Malformed, "unexpected text in %s", dsCallsBegin)
-		if k := strings.Index(t[i:], dsCallsEnd); k >= 0 {
+		if k := s.indexAt(i, dsCallsEnd); k >= 0 {
 			return i + k + len(dsCallsEnd), true
 		}
 		return len(t), false
@@ -78,13 +85,13 @@ func (s *scanState) deepSeekBlock(pos int, r1 bool) (int, bool) {
 func (s *scanState) deepSeekCall(pos int, r1 bool) (int, bool) {
 	t := s.text
 	c := s.call()
-	j := strings.Index(t[pos:], dsSep)
+	j := s.indexAt(pos, dsSep)
 	if j < 0 {
 		return s.cutOff(c, dsCallBegin)
 	}
 	name, i := t[pos:pos+j], pos+j+len(dsSep)
 	if r1 {
-		k := strings.Index(t[i:], dsJSONOpen)
+		k := s.indexAt(i, dsJSONOpen)
 		if k < 0 {
 			if !s.final || !strings.Contains(t[i:], "\n") {
 				return s.cutOff(c, dsCallBegin)

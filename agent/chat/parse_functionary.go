@@ -35,7 +35,7 @@ func functionaryCall(s *scanState, pos int) (int, bool) {
 	}
 	if t[pos+j] != '>' || !validToolName(t[pos:pos+j]) {
 		c.fail(Malformed, "%s without a function name and '>'", fnOpen)
-		if k := strings.Index(t[pos:], fnClose); k >= 0 {
+		if k := s.indexAt(pos, fnClose); k >= 0 {
 			return pos + k + len(fnClose), true
 		}
 		return len(t), false
@@ -89,11 +89,12 @@ const fnRecipient = ">>>"
 func scanFunctionary32(f *format, s *scanState) {
 	s.text = stripLlamaEnd(s.text, s.final)
 	t := s.text
-	pos, ok := 0, true
-	if strings.HasPrefix(t, fnRecipient) {
+	pos, ok := s.resume(topLoop)
+	if !ok && strings.HasPrefix(t, fnRecipient) {
 		pos = len(fnRecipient)
 	}
-	for ok && pos < len(t) {
+	for ok = true; ok && pos < len(t); {
+		s.settle(topLoop, pos)
 		pos, ok = s.functionaryMessage(f, pos)
 	}
 }
@@ -141,7 +142,7 @@ func (s *scanState) functionaryMessage(f *format, pos int) (int, bool) {
 // functionaryText reads content up to the next >>>.
 func (s *scanState) functionaryText(pos int) (int, bool) {
 	t := s.text
-	j := strings.Index(t[pos:], fnRecipient)
+	j := s.indexAt(pos, fnRecipient)
 	if j < 0 {
 		s.content(t[pos:s.upTo(pos, fnRecipient)])
 		return len(t), false

@@ -42,8 +42,17 @@ type harmonyScan struct {
 
 func scanHarmony(_ *format, s *scanState) {
 	h := &harmonyScan{s: s}
-	pos, ok := 0, true
-	for ok && pos < len(s.text) {
+	pos, seen, _ := s.resumeState(topLoop)
+	h.content, h.reasoning = seen&1 != 0, seen&2 != 0
+	for ok := true; ok && pos < len(s.text); {
+		seen = 0
+		if h.content {
+			seen |= 1
+		}
+		if h.reasoning {
+			seen |= 2
+		}
+		s.settleState(topLoop, pos, seen)
 		pos, ok = h.message(pos)
 	}
 }
@@ -66,7 +75,7 @@ func (h *harmonyScan) message(pos int) (int, bool) {
 			}
 		}
 	}
-	j, m := nextMarker(t, pos, harmonyMarkers...)
+	j, m := s.nextMarker(pos, harmonyMarkers...)
 	if j < 0 {
 		h.add(false, t[pos:s.upTo(pos, harmonyMarkers...)])
 		return len(t), false
@@ -81,7 +90,7 @@ func (h *harmonyScan) message(pos int) (int, bool) {
 // header reads a message header from pos up to <|message|>, then the body.
 func (h *harmonyScan) header(pos int) (int, bool) {
 	s, t := h.s, h.s.text
-	j, m := nextMarker(t, pos, hMessage, hStart, hEnd, hCall, hReturn)
+	j, m := s.nextMarker(pos, hMessage, hStart, hEnd, hCall, hReturn)
 	if j < 0 {
 		if _, to, _ := parseHarmonyHeader(t[pos:]); to && s.final {
 			s.call().fail(Unterminated, "unterminated Harmony call header (the output was cut off)")
@@ -123,7 +132,7 @@ func parseHarmonyHeader(hdr string) (rcpt string, to bool, channel string) {
 // body reads a message body from pos to its end marker.
 func (h *harmonyScan) body(pos int, rcpt string, to bool, channel string) (int, bool) {
 	s, t := h.s, h.s.text
-	j, m := nextMarker(t, pos, hEnd, hCall, hReturn, hStart)
+	j, m := s.nextMarker(pos, hEnd, hCall, hReturn, hStart)
 	end, next := j, j+len(m)
 	if m == hStart {
 		next = j

@@ -69,14 +69,15 @@ func scanThinking(s *scanState, think grammar.Block, reasoningOpen bool, calls m
 	for m := range calls {
 		markers = append(markers, m)
 	}
-	pos, ok := 0, true
-	if reasoningOpen {
+	pos, ok := s.resume(topLoop)
+	if !ok && reasoningOpen {
 		if pos, ok = s.reasoningUntil(0, think.Close); !ok {
 			return
 		}
 	}
 	for {
-		j, m := nextMarker(t, pos, markers...)
+		s.settle(topLoop, pos)
+		j, m := s.nextMarker(pos, markers...)
 		if j < 0 {
 			s.content(t[pos:s.upTo(pos, markers...)])
 			return
@@ -98,7 +99,7 @@ func scanThinking(s *scanState, think grammar.Block, reasoningOpen bool, calls m
 // reasoningUntil reads reasoning from pos to close (</think>). Reasoning
 // the output cuts off is reasoning still.
 func (s *scanState) reasoningUntil(pos int, close string) (int, bool) {
-	j := strings.Index(s.text[pos:], close)
+	j := s.indexAt(pos, close)
 	if j < 0 {
 		s.reasoning(s.text[pos:s.upTo(pos, close)])
 		return len(s.text), false
@@ -117,8 +118,8 @@ func hermesCall(s *scanState, pos int) (int, bool) {
 		return s.cutOff(c, toolCallOpen)
 	}
 	if t[i] == '{' {
-		ms, end, st := scanObject(t, i)
-		argsSeen := jsonCallFields(t, ms, c, "name")
+		ms, end, st := s.memo.scanObject(t, i)
+		argsSeen := s.jsonCallFields(ms, c, "name")
 		switch st {
 		case jsonMore:
 			return s.cutOff(c, toolCallOpen)
@@ -139,10 +140,10 @@ func hermesCall(s *scanState, pos int) (int, bool) {
 // jsonCallFields sets the name and arguments of c from an object's
 // members: the first member named nameKey, and the first "arguments" or
 // "parameters". It reports whether the arguments were there.
-func jsonCallFields(t string, ms []jsonMember, c *callItem, nameKey string) bool {
-	c.name, c.nameOK, _ = memberString(t, firstMember(ms, nameKey))
+func (s *scanState) jsonCallFields(ms []jsonMember, c *callItem, nameKey string) bool {
+	c.name, c.nameOK, _ = memberString(s.text, firstMember(ms, nameKey))
 	m := firstMember(ms, argKeys...)
-	c.args, c.encoded = memberArgs(t, m)
+	c.args, c.encoded = s.memo.memberArgs(s.text, m)
 	return m != nil
 }
 
@@ -150,7 +151,7 @@ func jsonCallFields(t string, ms []jsonMember, c *callItem, nameKey string) bool
 // first close tag from pos; without one, the call is cut off.
 func (s *scanState) skipBroken(c *callItem, pos int, open, close string) (int, bool) {
 	t := s.text
-	j := strings.Index(t[pos:], close)
+	j := s.indexAt(pos, close)
 	if j < 0 {
 		c.fail(Unterminated, "unterminated %s (the output was cut off)", open)
 		return len(t), false

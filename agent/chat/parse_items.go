@@ -13,7 +13,9 @@ import (
 // cannot decide yet, and reports a call's name and id once they are
 // settled and its arguments as far as they go. The stream parser runs the
 // partial scan on all the text so far and emits what grew since the last
-// Feed, so what it emits is always a prefix of what Parse returns.
+// Feed, so what it emits is always a prefix of what Parse returns. Its
+// scans share a scanMemo, through which the scan's steps and loops go on
+// from where the last one left them (stream_memo.go).
 
 // Malformed is a call whose markup, not its JSON, is broken: Qwen3-Coder's
 // XML tags, Mistral's NAME[ARGS] header, Harmony's message header, or
@@ -45,9 +47,21 @@ type callItem struct {
 	id      string // the model's id, if the format has them
 	idOK    bool   // id is settled: written, or known to be absent
 	args    string // the argument JSON text so far; fragments join to it
+	head    string // in a stream's scan, the start of the arguments: head+args
 	encoded bool   // the arguments came as a JSON string (encoded twice)
 	done    bool   // the call's text is complete
 	problem *Problem
+}
+
+// argsLen is the length of the argument text so far.
+func (c *callItem) argsLen() int { return len(c.head) + len(c.args) }
+
+// argsFrom returns the argument text so far from byte k on.
+func (c *callItem) argsFrom(k int) string {
+	if k >= len(c.head) {
+		return c.args[k-len(c.head):]
+	}
+	return c.head[k:] + c.args
 }
 
 func (c *callItem) fail(kind ProblemKind, format string, args ...any) {
@@ -87,6 +101,7 @@ type scanState struct {
 	text  string
 	final bool
 	items []item
+	memo  *scanMemo // a stream's memo, nil in a final scan
 }
 
 func (s *scanState) content(t string) {
@@ -150,13 +165,13 @@ func isPrefix(t, m string) bool {
 	return len(t) < len(m) && strings.HasPrefix(m, t)
 }
 
-// nextMarker finds the first of markers in t from pos: its index and the
-// marker, or -1.
-func nextMarker(t string, pos int, markers ...string) (int, string) {
+// nextMarker finds the first of markers in the text from pos: its index
+// and the marker, or -1.
+func (s *scanState) nextMarker(pos int, markers ...string) (int, string) {
 	best, which := -1, ""
 	for _, m := range markers {
-		if j := strings.Index(t[pos:], m); j >= 0 && (best < 0 || pos+j < best || pos+j == best && len(m) > len(which)) {
-			best, which = pos+j, m
+		if j := s.memo.index(s.text, pos, m); j >= 0 && (best < 0 || j < best || j == best && len(m) > len(which)) {
+			best, which = j, m
 		}
 	}
 	return best, which

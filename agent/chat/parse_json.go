@@ -38,9 +38,14 @@ func closer(open byte) byte {
 // spaces. With jsonMore the end is len(s); with jsonBad it is where the
 // text stops being JSON. A number that reaches the end of s is jsonMore, as
 // more digits may follow.
-func scanJSON(s string, i int) (int, jsonStatus) {
-	var stack []byte
+func scanJSON(s string, i int) (int, jsonStatus) { return (*scanMemo)(nil).scanJSON(s, i) }
+
+// scanJSON is scanJSON that goes on from where the last scan of the value
+// that starts at start stopped.
+func (m *scanMemo) scanJSON(s string, start int) (int, jsonStatus) {
+	i, stack := m.valueAt(s, start)
 	for {
+		m.saveValue(start, i, stack)
 		i = skipSpace(s, i)
 		if i >= len(s) {
 			return len(s), jsonMore
@@ -57,7 +62,7 @@ func scanJSON(s string, i int) (int, jsonStatus) {
 			}
 			if s[i] != closer(c) {
 				if c == '{' {
-					if i, st = scanKey(s, i); st != jsonDone {
+					if i, st = m.scanKey(s, i); st != jsonDone {
 						return i, st
 					}
 				}
@@ -65,10 +70,10 @@ func scanJSON(s string, i int) (int, jsonStatus) {
 			}
 			stack = stack[:len(stack)-1]
 			i++
-		} else if i, st = scanScalar(s, i); st != jsonDone {
+		} else if i, st = m.scanScalar(s, i); st != jsonDone {
 			return i, st
 		}
-		if i, st = scanAfterValue(s, i, &stack); st != jsonDone || len(stack) == 0 {
+		if i, st = m.scanAfterValue(s, i, &stack); st != jsonDone || len(stack) == 0 {
 			return i, st
 		}
 	}
@@ -77,7 +82,7 @@ func scanJSON(s string, i int) (int, jsonStatus) {
 // scanAfterValue closes the containers that end after a value, and stops
 // where the next value starts (after a comma, and a key in an object). It
 // returns jsonDone with an empty stack when the outermost value ended.
-func scanAfterValue(s string, i int, stack *[]byte) (int, jsonStatus) {
+func (m *scanMemo) scanAfterValue(s string, i int, stack *[]byte) (int, jsonStatus) {
 	for len(*stack) > 0 {
 		i = skipSpace(s, i)
 		if i >= len(s) {
@@ -94,7 +99,7 @@ func scanAfterValue(s string, i int, stack *[]byte) (int, jsonStatus) {
 		}
 		i++
 		if top == '{' {
-			return scanKey(s, skipSpace(s, i))
+			return m.scanKey(s, skipSpace(s, i))
 		}
 		return i, jsonDone
 	}
@@ -102,14 +107,14 @@ func scanAfterValue(s string, i int, stack *[]byte) (int, jsonStatus) {
 }
 
 // scanKey reads an object key and its colon.
-func scanKey(s string, i int) (int, jsonStatus) {
+func (m *scanMemo) scanKey(s string, i int) (int, jsonStatus) {
 	if i >= len(s) {
 		return len(s), jsonMore
 	}
 	if s[i] != '"' {
 		return i, jsonBad
 	}
-	i, st := scanString(s, i)
+	i, st := m.scanString(s, i)
 	if st != jsonDone {
 		return i, st
 	}
@@ -123,10 +128,12 @@ func scanKey(s string, i int) (int, jsonStatus) {
 	return i + 1, jsonDone
 }
 
-func scanScalar(s string, i int) (int, jsonStatus) {
+func scanScalar(s string, i int) (int, jsonStatus) { return (*scanMemo)(nil).scanScalar(s, i) }
+
+func (m *scanMemo) scanScalar(s string, i int) (int, jsonStatus) {
 	switch c := s[i]; {
 	case c == '"':
-		return scanString(s, i)
+		return m.scanString(s, i)
 	case c == '-' || '0' <= c && c <= '9':
 		return scanNumber(s, i)
 	case c == 't':
@@ -210,24 +217,42 @@ func isHex(c byte) bool {
 }
 
 // scanString reads the string that starts at s[i] == '"'.
-func scanString(s string, i int) (int, jsonStatus) {
-	for j := i + 1; j < len(s); {
+func scanString(s string, i int) (int, jsonStatus) { return (*scanMemo)(nil).scanString(s, i) }
+
+func (m *scanMemo) scanString(s string, i int) (int, jsonStatus) {
+	j := i + 1
+	if m != nil {
+		if r, ok := m.strs[i]; ok && r <= len(s) {
+			j = r
+		}
+	}
+	from := j
+	end, st := len(s), jsonMore
+loop:
+	for j < len(s) {
 		switch c := s[j]; {
 		case c == '"':
-			return j + 1, jsonDone
+			end, st = j+1, jsonDone
+			break loop
 		case c == '\\':
-			n, st := scanEscape(s, j)
-			if st != jsonDone {
-				return n, st
+			n, est := scanEscape(s, j)
+			if est != jsonDone {
+				end, st = n, est
+				break loop
 			}
 			j = n
 		case c < 0x20:
-			return j, jsonBad
+			end, st = j, jsonBad
+			break loop
 		default:
 			j++
 		}
 	}
-	return len(s), jsonMore
+	if m != nil {
+		m.strs[i] = j // where the loop stopped: the next scan goes on there
+		m.work += j - from
+	}
+	return end, st
 }
 
 // scanEscape reads the escape that starts at s[j] == '\\'.
@@ -272,8 +297,11 @@ func decodeStringPrefix(s string) string {
 
 // safeStringCut returns the length of the longest prefix of the cut-off
 // string s whose decoding cannot change when more text follows.
-func safeStringCut(s string) int {
-	j := 1
+func safeStringCut(s string) int { return safeStringCutFrom(s, 1) }
+
+// safeStringCutFrom is safeStringCut going on from j, a point where the
+// decoding of what comes before is settled.
+func safeStringCutFrom(s string, j int) int {
 	for j < len(s) {
 		c := s[j]
 		switch {
@@ -322,35 +350,52 @@ type jsonMember struct {
 // scanObject walks the object at s[i] == '{' member by member. A member
 // whose key is cut off is not listed; st is that of the whole object.
 func scanObject(s string, i int) (ms []jsonMember, end int, st jsonStatus) {
-	i = skipSpace(s, i+1)
+	return (*scanMemo)(nil).scanObject(s, i)
+}
+
+// scanObject is scanObject that goes on from the last member the last scan
+// of the object at start found complete.
+func (m *scanMemo) scanObject(s string, start int) (ms []jsonMember, end int, st jsonStatus) {
+	i := skipSpace(s, start+1)
 	if i < len(s) && s[i] == '}' {
 		return nil, i + 1, jsonDone
 	}
+	var e *objectResume
+	if m != nil {
+		if e = m.objects[start]; e == nil || e.i > len(s) {
+			e = &objectResume{i: i}
+			m.objects[start] = e
+		}
+		i, ms = skipSpace(s, e.i), e.ms[:len(e.ms):len(e.ms)]
+	}
 	for {
+		if e != nil {
+			e.i, e.ms = i, ms
+		}
 		if i >= len(s) {
 			return ms, len(s), jsonMore
 		}
 		if s[i] != '"' {
 			return ms, i, jsonBad
 		}
-		kend, kst := scanString(s, i)
+		kend, kst := m.scanString(s, i)
 		if kst != jsonDone {
 			return ms, kend, kst
 		}
-		m := jsonMember{key: decodeStringPrefix(s[i:kend]), val: -1, end: len(s), st: jsonMore}
+		mb := jsonMember{key: decodeStringPrefix(s[i:kend]), val: -1, end: len(s), st: jsonMore}
 		j := skipSpace(s, kend)
 		if j < len(s) && s[j] != ':' {
 			return ms, j, jsonBad
 		}
 		if j = skipSpace(s, j+1); j >= len(s) {
-			return append(ms, m), len(s), jsonMore
+			return append(ms, mb), len(s), jsonMore
 		}
-		m.val = j
-		m.end, m.st = scanJSON(s, j)
-		if ms = append(ms, m); m.st != jsonDone {
-			return ms, m.end, m.st
+		mb.val = j
+		mb.end, mb.st = m.scanJSON(s, j)
+		if ms = append(ms, mb); mb.st != jsonDone {
+			return ms, mb.end, mb.st
 		}
-		if i = skipSpace(s, m.end); i >= len(s) {
+		if i = skipSpace(s, mb.end); i >= len(s) {
 			return ms, len(s), jsonMore
 		}
 		switch s[i] {
@@ -396,12 +441,12 @@ func memberString(s string, m *jsonMember) (v string, ok, settled bool) {
 
 // memberArgs returns the argument text of m so far: the raw value, or the
 // decoded text of a string value (arguments encoded twice).
-func memberArgs(s string, m *jsonMember) (args string, encoded bool) {
+func (mm *scanMemo) memberArgs(s string, m *jsonMember) (args string, encoded bool) {
 	if m == nil || m.val < 0 {
 		return "", false
 	}
 	if s[m.val] == '"' {
-		return decodeStringPrefix(s[m.val:m.end]), true
+		return mm.decodeString(s, m.val, m.end), true
 	}
 	return s[m.val:m.end], false
 }

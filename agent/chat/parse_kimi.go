@@ -31,7 +31,14 @@ func scanKimi(f *format, s *scanState) {
 // kimiSection reads the calls of a section and its end.
 func kimiSection(s *scanState, pos int) (int, bool) {
 	t := s.text
-	for n := 0; ; n++ {
+	start, n := pos, 0
+	if p, ok := s.resume(start); ok {
+		pos, n = p, 1 // a loop settles after a call
+	}
+	for ; ; n++ {
+		if n > 0 {
+			s.settle(start, pos)
+		}
 		i := skipSpace(t, pos)
 		switch {
 		case strings.HasPrefix(t[i:], kimiCallBegin):
@@ -50,7 +57,7 @@ func kimiSection(s *scanState, pos int) (int, bool) {
 			return s.cutOff(s.call(), kimiSectionBegin)
 		}
 		s.call().fail(Malformed, "unexpected text in %s", kimiSectionBegin)
-		if k := strings.Index(t[i:], kimiSectionEnd); k >= 0 {
+		if k := s.indexAt(i, kimiSectionEnd); k >= 0 {
 			return i + k + len(kimiSectionEnd), true
 		}
 		return len(t), false
@@ -61,7 +68,7 @@ func kimiSection(s *scanState, pos int) (int, bool) {
 func (s *scanState) kimiCall(pos int) (int, bool) {
 	t := s.text
 	c := s.call()
-	j := strings.Index(t[pos:], kimiArgsBegin)
+	j := s.indexAt(pos, kimiArgsBegin)
 	if j < 0 {
 		return s.cutOff(c, kimiCallBegin)
 	}

@@ -29,7 +29,7 @@ func scanLlama3(f *format, s *scanState) {
 		if pos, ok = s.llamaCalls(pos); !ok {
 			return
 		}
-		j := strings.Index(t[pos:], pythonTag)
+		j := s.indexAt(pos, pythonTag)
 		if j < 0 {
 			s.content(t[pos:s.upTo(pos, pythonTag)])
 			return
@@ -64,7 +64,12 @@ func stripEnds(t string, final bool, ends []string) string {
 // text goes on as content. It returns false to stop the scan.
 func (s *scanState) llamaCalls(pos int) (int, bool) {
 	t := s.text
+	start := pos
+	if p, ok := s.resume(start); ok {
+		pos = p
+	}
 	for {
+		s.settle(start, pos)
 		i := skipSpace(t, pos)
 		if i < len(t) && t[i] == ';' && pos > 0 {
 			i = skipSpace(t, i+1)
@@ -78,7 +83,7 @@ func (s *scanState) llamaCalls(pos int) (int, bool) {
 		if t[i] != '{' {
 			return pos, true
 		}
-		ms, end, st := scanObject(t, i)
+		ms, end, st := s.memo.scanObject(t, i)
 		decided, isCall := llamaDecide(t, ms, st)
 		if !decided && (!s.final || st != jsonMore) {
 			return pos, s.final // undecided, or an object that is not a call
@@ -88,7 +93,7 @@ func (s *scanState) llamaCalls(pos int) (int, bool) {
 		}
 		c := s.call()
 		c.idOK = true
-		argsSeen := jsonCallFields(t, ms, c, "name")
+		argsSeen := s.jsonCallFields(ms, c, "name")
 		switch st {
 		case jsonMore:
 			return s.cutOff(c, "call")
@@ -139,8 +144,8 @@ func (s *scanState) pythonTagCall(pos int) (int, bool) {
 	if i < len(t) && t[i] == '{' {
 		c := s.call()
 		c.idOK = true
-		ms, end, st := scanObject(t, i)
-		argsSeen := jsonCallFields(t, ms, c, "name")
+		ms, end, st := s.memo.scanObject(t, i)
+		argsSeen := s.jsonCallFields(ms, c, "name")
 		switch st {
 		case jsonMore:
 			return s.cutOff(c, pythonTag+" call")

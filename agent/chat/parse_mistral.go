@@ -25,9 +25,10 @@ const (
 
 func scanMistral(_ *format, s *scanState) {
 	t := s.text
-	pos, ok := 0, true
-	for ok {
-		j := strings.Index(t[pos:], toolCalls)
+	pos, _ := s.resume(topLoop)
+	for ok := true; ok; {
+		s.settle(topLoop, pos)
+		j := s.indexAt(pos, toolCalls)
 		if j < 0 {
 			s.content(t[pos:s.upTo(pos, toolCalls)])
 			return
@@ -50,11 +51,16 @@ func scanMistral(_ *format, s *scanState) {
 // what names the call markup in problems.
 func (s *scanState) jsonArray(i int, what string, ids bool) (int, bool) {
 	t := s.text
+	start := i
 	i = skipSpace(t, i+1)
 	if i < len(t) && t[i] == ']' {
 		return i + 1, true
 	}
+	if p, ok := s.resume(start); ok {
+		i = p
+	}
 	for {
+		s.settle(start, i)
 		c := s.call()
 		if i == len(t) {
 			return s.cutOff(c, what)
@@ -63,8 +69,8 @@ func (s *scanState) jsonArray(i int, what string, ids bool) (int, bool) {
 			c.fail(InvalidJSON, "not valid JSON: %s", jsonError(t[i:]))
 			return len(t), false
 		}
-		ms, end, st := scanObject(t, i)
-		argsSeen := jsonCallFields(t, ms, c, "name")
+		ms, end, st := s.memo.scanObject(t, i)
+		argsSeen := s.jsonCallFields(ms, c, "name")
 		c.idOK = !ids
 		if m := firstMember(ms, "id"); ids && m != nil {
 			id, ok, settled := memberString(t, m)
@@ -137,10 +143,10 @@ func (s *scanState) mistralNamed(i int) (int, bool) {
 func (s *scanState) jsonArgs(c *callItem, i int, what string) (int, bool) {
 	t := s.text
 	i = skipSpace(t, i)
-	end, st := scanJSON(t, i)
+	end, st := s.memo.scanJSON(t, i)
 	if i < len(t) {
 		m := jsonMember{val: i, end: end, st: st}
-		c.args, c.encoded = memberArgs(t, &m)
+		c.args, c.encoded = s.memo.memberArgs(t, &m)
 	}
 	switch {
 	case st == jsonBad:

@@ -1,7 +1,5 @@
 package chat
 
-import "strings"
-
 // The prompt-based format of seed 004 Example 12, for models whose
 // template has no tool support: the agent's system prompt asks for one
 // JSON object per reply,
@@ -20,7 +18,7 @@ import "strings"
 
 func scanPrompt(_ *format, s *scanState) {
 	t := s.text
-	i := strings.IndexByte(t, '{')
+	i := s.indexAt(0, "{")
 	if i < 0 {
 		if s.final {
 			s.content(t)
@@ -28,7 +26,7 @@ func scanPrompt(_ *format, s *scanState) {
 		}
 		return
 	}
-	ms, _, st := scanObject(t, i)
+	ms, _, st := s.memo.scanObject(t, i)
 	m := firstMember(ms, "tool", "answer")
 	switch {
 	case m != nil && m.key == "tool":
@@ -36,7 +34,7 @@ func scanPrompt(_ *format, s *scanState) {
 		c.idOK = true
 		c.name, c.nameOK, _ = memberString(t, m)
 		am := firstMember(ms, "arguments")
-		c.args, c.encoded = memberArgs(t, am)
+		c.args, c.encoded = s.memo.memberArgs(t, am)
 		if st == jsonDone {
 			c.finish(am != nil)
 			return
@@ -47,7 +45,7 @@ func scanPrompt(_ *format, s *scanState) {
 		return
 	case m != nil:
 		if m.val >= 0 && t[m.val] == '"' {
-			s.content(decodeStringPrefix(t[m.val:m.end]))
+			s.content(s.memo.decodeString(t, m.val, m.end))
 		} else if st == jsonDone || m.val >= 0 && m.st != jsonMore {
 			s.problem(OutsideFormat, `"answer" is not a string`)
 			return

@@ -57,7 +57,7 @@ func (f *format) xmlBare(s *scanState, pos int) (int, bool) {
 	if !ok || c.problem == nil {
 		return i, ok
 	}
-	if j := strings.Index(s.text[pos:], fnClose); j >= 0 {
+	if j := s.indexAt(pos, fnClose); j >= 0 {
 		return pos + j + len(fnClose), true
 	}
 	return len(s.text), false
@@ -102,7 +102,7 @@ func (f *format) xmlBlock(s *scanState, pos int, open, close string) (int, bool)
 
 // skipMalformed goes on after the first close tag from pos, or stops.
 func (s *scanState) skipMalformed(pos int, close string) (int, bool) {
-	if j := strings.Index(s.text[pos:], close); j >= 0 {
+	if j := s.indexAt(pos, close); j >= 0 {
 		return pos + j + len(close), true
 	}
 	return len(s.text), false
@@ -118,19 +118,28 @@ func (f *format) xmlFunction(s *scanState, c *callItem, i int) (int, bool) {
 		return i, ok
 	}
 	c.name, c.nameOK = name, true
-	var args strings.Builder
-	args.WriteString("{")
+	r := s.memo.xmlCall(i, len(t))
+	if r.done {
+		c.head, c.args, c.done = "", r.args.String(), true
+		return r.end, true
+	}
+	i, args := r.i, &r.args
+	if args.Len() == 0 {
+		args.WriteString("{")
+	}
 	c.args = args.String()
-	for n := 0; ; n++ {
+	for n := r.n; ; n++ {
+		r.i, r.n = i, n
 		i = skipSpace(t, i)
 		switch {
 		case strings.HasPrefix(t[i:], paramOpen):
-			if i, ok = f.xmlParam(s, c, &args, i+len(paramOpen), n == 0); !ok || c.problem != nil {
+			if i, ok = f.xmlParam(s, c, args, i+len(paramOpen), n == 0); !ok || c.problem != nil {
 				return i, ok
 			}
 		case strings.HasPrefix(t[i:], fnClose):
 			args.WriteString("}")
-			c.args, c.done = args.String(), true
+			c.head, c.args, c.done = "", args.String(), true
+			r.done, r.end = true, i+len(fnClose)
 			return i + len(fnClose), true
 		case !s.final && (isPrefix(t[i:], paramOpen) || isPrefix(t[i:], fnClose)):
 			return len(t), false
@@ -164,31 +173,31 @@ func (f *format) xmlParam(s *scanState, c *callItem, args *strings.Builder, i in
 	t := s.text
 	key, i, ok := s.xmlName(c, i, paramOpen)
 	if !ok || c.problem != nil {
-		c.args = args.String()
+		s.setArgs(c, args.String(), "")
 		return i, ok
 	}
+	head := quoteJSON(key) + ":"
 	if !first {
-		args.WriteString(",")
+		head = "," + head
 	}
-	args.WriteString(quoteJSON(key))
-	args.WriteString(":")
 	if strings.HasPrefix(t[i:], "\n") {
 		i++
 	}
-	end := strings.Index(t[i:], paramClose)
+	end := s.indexAt(i, paramClose)
 	str := f.stringParam(c.name, key)
 	if end < 0 {
+		tail := head
 		if !s.final && str {
 			raw := t[i:holdEnd(t, i, "\n"+paramClose, paramClose)]
-			q := quoteJSON(raw[:runeSafe(raw)])
-			args.WriteString(q[:len(q)-1])
+			tail = s.memo.quotedPrefix(i, head, raw[:runeSafe(raw)])
 		}
-		c.args = args.String()
+		s.setArgs(c, args.String(), tail)
 		return s.cutOff(c, paramOpen+key+">")
 	}
 	raw := strings.TrimSuffix(t[i:i+end], "\n")
+	args.WriteString(head)
 	args.WriteString(paramValue(raw, str))
-	c.args = args.String()
+	s.setArgs(c, args.String(), "")
 	return i + end + len(paramClose), true
 }
 

@@ -35,22 +35,29 @@ import "strings"
 // it has ended. The joined deltas do not depend on how the text was cut
 // into pieces.
 //
-// Each Feed scans all the text so far, so a reply of n bytes fed in k
-// pieces costs O(n·k); replies are short enough for that.
+// Feed costs time in proportion to the text it is given, not to all the
+// text so far: it scans the text again, but the steps of the scan go on
+// from where the last Feed left them (see scanMemo).
 type StreamParser interface {
 	Feed(text string) []Delta
 	Finish() Parsed
 }
 
 // Stream returns a new stream parser of the format.
-func (f *format) Stream() StreamParser { return &streamParser{f: f} }
+func (f *format) Stream() StreamParser { return &streamParser{f: f, memo: newScanMemo()} }
 
 type streamParser struct {
 	f                 *format
+	memo              *scanMemo
 	text              strings.Builder
 	content, thinking int // bytes of trimmed content and reasoning sent
 	calls             []streamCall
 	next              int // Index of the next call announced
+	// What Feed had joined and counted at the start of the scan's settled
+	// items (scanMemo.settled): it goes on from there.
+	fed                   int
+	fedContent, fedReason joined
+	fedCalls              int
 }
 
 // streamCall is what the stream sent of call attempt k.
@@ -63,21 +70,23 @@ type streamCall struct {
 
 func (p *streamParser) Feed(text string) []Delta {
 	p.text.WriteString(text)
-	s := &scanState{text: p.text.String()}
+	s := &scanState{text: p.text.String(), memo: p.memo}
 	p.f.scan(p.f, s)
 	var out []Delta
-	var content, reasoning strings.Builder
-	k := 0
-	for _, it := range s.items {
-		switch it.kind {
+	content, reasoning, k := p.fedContent, p.fedReason, p.fedCalls
+	for i := p.fed; i < len(s.items); i++ {
+		if i == p.memo.settled {
+			p.fed, p.fedContent, p.fedReason, p.fedCalls = i, content, reasoning, k
+		}
+		switch it := s.items[i]; it.kind {
 		case kindContent:
-			content.WriteString(it.text)
-			if d := grown(content.String(), &p.content); d != "" {
+			content.add(it.text)
+			if d := content.grown(&p.content); d != "" {
 				out = append(out, Delta{Content: d})
 			}
 		case kindReasoning:
-			reasoning.WriteString(it.text)
-			if d := grown(reasoning.String(), &p.thinking); d != "" {
+			reasoning.add(it.text)
+			if d := reasoning.grown(&p.thinking); d != "" {
 				out = append(out, Delta{Reasoning: d})
 			}
 		case kindCall:
@@ -90,16 +99,67 @@ func (p *streamParser) Feed(text string) []Delta {
 	return out
 }
 
-// grown returns what trimmed acc has beyond the sent bytes, and counts it
-// as sent.
-func grown(acc string, sent *int) string {
-	t := trimSpace(acc)
-	if len(t) <= *sent {
+// spaces are the bytes trimSpace trims.
+const spaces = " \t\n\r\v\f"
+
+// joined is the text of one kind (content or reasoning) that a scan's
+// items add up to, trimmed as trimSpace trims it, without joining it: a
+// Feed would copy all the text so far.
+type joined struct {
+	pieces []string
+	n      int  // bytes in pieces
+	text   bool // a byte other than white space was added
+	lead   int  // white space before it
+	trail  int  // white space at the end
+}
+
+func (j *joined) add(t string) {
+	j.pieces = append(j.pieces, t)
+	j.n += len(t)
+	k := len(t) - len(strings.TrimRight(t, spaces))
+	if k == len(t) {
+		j.trail += k
+		return
+	}
+	if !j.text {
+		j.text = true
+		j.lead = j.n - len(strings.TrimLeft(t, spaces))
+	}
+	j.trail = k
+}
+
+// grown returns what the trimmed text has beyond the sent bytes, and
+// counts it as sent.
+func (j *joined) grown(sent *int) string {
+	end := j.n - j.trail
+	if !j.text || end-j.lead <= *sent {
 		return ""
 	}
-	d := t[*sent:]
-	*sent = len(t)
-	return d
+	from := j.lead + *sent
+	*sent = end - j.lead
+	return j.slice(from, end)
+}
+
+// slice returns bytes from to to of the joined text.
+func (j *joined) slice(from, to int) string {
+	off, k := j.n, len(j.pieces)
+	for k > 0 && off-len(j.pieces[k-1]) >= to { // pieces after to
+		off -= len(j.pieces[k-1])
+		k--
+	}
+	end := k
+	for k > 0 && off > from {
+		off -= len(j.pieces[k-1])
+		k--
+	}
+	if end-k == 1 {
+		return j.pieces[k][from-off : to-off]
+	}
+	var b strings.Builder
+	for _, p := range j.pieces[k:end] {
+		b.WriteString(p)
+	}
+	return b.String()[from-off : to-off]
 }
 
 // callDelta returns the delta for call attempt k, or nil.
@@ -120,14 +180,14 @@ func (p *streamParser) callDelta(k int, c *callItem) *CallDelta {
 		if sc.id == "" {
 			sc.id = p.f.NewID(p.f.opts.Rand)
 		}
-		sc.args = len(c.args)
-		return &CallDelta{Index: sc.index, ID: sc.id, Name: c.name, Arguments: c.args}
+		sc.args = c.argsLen()
+		return &CallDelta{Index: sc.index, ID: sc.id, Name: c.name, Arguments: c.argsFrom(0)}
 	}
-	if len(c.args) <= sc.args {
+	if c.argsLen() <= sc.args {
 		return nil
 	}
-	d := &CallDelta{Index: sc.index, Arguments: c.args[sc.args:]}
-	sc.args = len(c.args)
+	d := &CallDelta{Index: sc.index, Arguments: c.argsFrom(sc.args)}
+	sc.args = c.argsLen()
 	return d
 }
 

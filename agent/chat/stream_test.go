@@ -375,28 +375,28 @@ func TestChunkJSON(t *testing.T) {
 	}
 }
 
-// BenchmarkStream streams a call that writes a 20 KB file, 4 bytes a
-// token, as Feed rescans the text so far each time.
+// BenchmarkStream streams a reply that writes a 20 KB file in each format
+// family, 4 bytes a piece (as a model writes it) and in one piece.
 func BenchmarkStream(b *testing.B) {
-	content := strings.Repeat("func main() {\n\tprintln(\"hello, world\")\n}\n", 500)
-	args, _ := json.Marshal(map[string]string{"path": "main.go", "content": content})
-	text := "Writing it.\n<tool_call>\n{\"name\": \"write_file\", \"arguments\": " + string(args) + "}\n</tool_call>"
-	for _, name := range []string{"hermes", "qwen3-coder"} {
-		if name == "qwen3-coder" {
-			text = "Writing it.\n" + xmlCall("write_file", "path", "main.go", "content", content)
-		}
-		b.Run(name, func(b *testing.B) {
-			f := testFormat(b, name)
-			b.SetBytes(int64(len(text)))
-			for b.Loop() {
-				p := f.Stream()
-				for i := 0; i < len(text); i += 4 {
-					p.Feed(text[i:min(i+4, len(text))])
-				}
-				if fin := p.Finish(); len(fin.Calls) != 1 {
-					b.Fatalf("Finish() = %+v", fin)
-				}
+	for _, r := range bigReplies(20 << 10) {
+		for _, piece := range []int{4, len(r.text)} {
+			what := "pieces4"
+			if piece > 4 {
+				what = "whole"
 			}
-		})
+			b.Run(r.name+"/"+what, func(b *testing.B) {
+				f := testFormat(b, r.format)
+				b.SetBytes(int64(len(r.text)))
+				for b.Loop() {
+					p := f.Stream()
+					for i := 0; i < len(r.text); i += piece {
+						p.Feed(r.text[i:min(i+piece, len(r.text))])
+					}
+					if fin := p.Finish(); len(fin.Calls) != r.calls || len(fin.Problems) > 0 {
+						b.Fatalf("Finish() = %.200v", fin)
+					}
+				}
+			})
+		}
 	}
 }

@@ -28,6 +28,11 @@ type Options struct {
 	// cache, so that a subagent gets the whole window while the parent's
 	// sequence waits in host memory.
 	Subagents bool
+	// DraftMax, when positive, decodes speculatively, drafting up to
+	// DraftMax tokens by prompt lookup (engine.Request.DraftMax): the
+	// replies are the same, faster where they copy what the conversation
+	// holds. 0 is off.
+	DraftMax int
 }
 
 // Client completes chats on one model with one KV cache. It is not safe for
@@ -53,6 +58,7 @@ type Client struct {
 	toolTmpl      *chat.Template // tool_use variant, or tmpl
 	detection     chat.Detection
 	thinking      bool // the template writes <think> blocks
+	draftMax      int
 }
 
 // New makes a client over m. The template must render; the context must
@@ -63,7 +69,7 @@ func New(m *llama.Model, opts Options) (*Client, error) {
 
 // newClient makes a client over a context of seqs sequences.
 func newClient(m *llama.Model, opts Options, seqs int) (*Client, error) {
-	c := &Client{model: m}
+	c := &Client{model: m, draftMax: opts.DraftMax}
 	bos, _ := m.TokenPiece(max(m.BOS(), 0), true)
 	eos, _ := m.TokenPiece(max(m.EOS(), 0), true)
 	src := opts.ChatTemplate

@@ -99,7 +99,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	}
 	feed(prefill)
 	er := engine.Request{
-		Prompt: toks, Chain: ch, CallChain: callCh, Grammar: g, NPredict: req.MaxTokens, OnPrefill: req.OnPrefill,
+		Prompt: toks, Chain: ch, CallChain: callCh, Grammar: g, NPredict: req.MaxTokens, OnPrefill: req.OnPrefill, DraftMax: c.draftMax,
 		OnText: func(s string) {
 			if u.FirstTokenMs == 0 {
 				u.FirstTokenMs = msSince(start)
@@ -123,6 +123,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	resp.Text = res.Text
 	u.PromptTokens, u.CompletionTokens, u.CacheN, u.PromptN = len(toks), len(res.Tokens), res.Prefill.CacheN, res.Prefill.PromptN
 	u.PromptMs, u.PredictedMs, u.GrammarRejected = res.Prefill.PromptMs, res.PredictMs, res.Rejections
+	u.DraftN, u.DraftNAccepted = res.Drafted, res.Accepted
 	t = time.Now()
 	c.finish(resp, res, v, req)
 	u.ValidateMs += msSince(t)

@@ -128,5 +128,8 @@ func joinResults(first *engine.Result, closing string, closeToks []llama.Token, 
 	out.PredictMs = first.PredictMs + more.Prefill.PromptMs + more.PredictMs
 	out.Rejections += first.Rejections
 	out.GrammarChecks += first.GrammarChecks
+	out.Decodes += first.Decodes
+	out.Drafted += first.Drafted
+	out.Accepted += first.Accepted
 	return &out
 }

@@ -155,6 +155,10 @@ type Usage struct {
 	PromptMs         float64 `json:"prompt_ms"`
 	PredictedMs      float64 `json:"predicted_ms"`
 	GrammarRejected  int     `json:"grammar_rejected"`
+	// DraftN counts the draft tokens verified when the client decodes
+	// speculatively, DraftNAccepted those kept (llama-server's names).
+	DraftN         int `json:"draft_n,omitempty"`
+	DraftNAccepted int `json:"draft_n_accepted,omitempty"`
 
 	// The client's own work on the request, in milliseconds, apart from
 	// the model's prefill and generation: rendering the prompt, tokenizing

@@ -27,6 +27,7 @@ type benchFlags struct {
 	jsonOut    bool
 	vs         string
 	roofline   bool
+	draftMax   int
 }
 
 // benchResult is one llama-bench row: a test and its speed over repetitions.
@@ -42,6 +43,8 @@ type benchResult struct {
 	Samples []float64 `json:"samples_ts"`
 	AvgTS   float64   `json:"avg_ts"`
 	StdevTS float64   `json:"stddev_ts"`
+	// Draft is set on a test that decoded speculatively (--draft-max).
+	Draft *draftStats `json:"draft,omitempty"`
 }
 
 // reuseTurn is one turn of the cache-reuse scenario, cold and warm.
@@ -83,10 +86,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.BoolVar(&f.roofline, "roofline", false, "measure memory bandwidth (a copy) and F32 matmul GFLOP/s (ggml's kernels), and show tg and pp as shares of those bounds")
 	fs.StringVar(&f.vs, "vs", "", "also run llama.cpp's llama-bench at this path on the same model and settings, interleaved with ours, and print the ratios")
+	fs.IntVar(&f.draftMax, "draft-max", 0, "also time n-gen greedy tokens of a file edit, plain and drafting up to this many tokens by prompt lookup (0: skip)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if f.reps < 1 || f.threads < 1 || f.nPrompt < 0 || f.nGen < 0 {
+	if f.reps < 1 || f.threads < 1 || f.nPrompt < 0 || f.nGen < 0 || f.draftMax < 0 {
 		return usagef("repetitions and threads must be positive, token counts not negative")
 	}
 	m, err := f.load(ctx, stderr, false)
@@ -131,6 +135,11 @@ func bench(ctx context.Context, m *llama.Model, f benchFlags) (*benchReport, err
 	rep := &benchReport{}
 	if f.nPrompt > 0 || f.nGen > 0 {
 		if err := benchSpeed(ctx, m, f, base, rep); err != nil {
+			return nil, err
+		}
+	}
+	if f.draftMax > 0 && f.nGen > 0 {
+		if err := benchDraft(ctx, m, f, base, rep); err != nil {
 			return nil, err
 		}
 	}
@@ -262,6 +271,7 @@ func printBench(w io.Writer, rep *benchReport) {
 		fmt.Fprintf(w, "| %-30s | %10s | %10s | %-10s | %7d | %15s | %20s |\n", r.Model, humanBytes(r.Size),
 			humanCount(float64(r.Params)), r.Backend, r.Threads, r.Test, fmt.Sprintf("%.2f ± %.2f", r.AvgTS, r.StdevTS))
 	}
+	printDraft(w, rep)
 	p := rep.Perf
 	if p.PromptMs > 0 || p.EvalMs > 0 {
 		fmt.Fprintf(w, "\nllama.cpp's own counters (llama_perf_context) over the timed runs: prompt %d tokens in %.2f ms (%.2f t/s), eval %d tokens in %.2f ms (%.2f t/s)\n",

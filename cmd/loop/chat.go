@@ -118,8 +118,12 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for _, p := range resp.Parsed.Problems {
 		fmt.Fprintf(stderr, "problem: %s\n", p)
 	}
-	fmt.Fprintf(stderr, "usage: prompt %d (cache_n %d, prompt_n %d), completion %d\n",
+	fmt.Fprintf(stderr, "usage: prompt %d (cache_n %d, prompt_n %d), completion %d",
 		resp.Usage.PromptTokens, resp.Usage.CacheN, resp.Usage.PromptN, resp.Usage.CompletionTokens)
+	if u := resp.Usage; u.DraftN > 0 {
+		fmt.Fprintf(stderr, ", draft accepted %d of %d", u.DraftNAccepted, u.DraftN)
+	}
+	fmt.Fprintln(stderr)
 	return err
 }
 
@@ -130,7 +134,7 @@ func (f *chatFlags) client(m *llama.Model) (*local.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := local.Options{ContextSize: p.ContextSize, Threads: p.Threads, Format: f.format}
+	opts := local.Options{ContextSize: p.ContextSize, Threads: p.Threads, Format: f.format, DraftMax: f.draftMax}
 	if f.templateFile != "" {
 		b, err := os.ReadFile(f.templateFile)
 		if err != nil {

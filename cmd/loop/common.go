@@ -140,12 +140,14 @@ type genFlags struct {
 	nPredict int
 	ctxSize  int
 	threads  int
+	draftMax int
 }
 
 func (g *genFlags) registerGen(fs *pflag.FlagSet, nPredict int) {
 	fs.IntVarP(&g.nPredict, "n-predict", "n", nPredict, "tokens to predict at most (-1: until the context is full, 0: none)")
 	fs.IntVarP(&g.ctxSize, "ctx-size", "c", 4096, "context size (0: the model's trained context)")
 	fs.IntVarP(&g.threads, "threads", "t", -1, "threads (-1: the physical cores)")
+	fs.IntVar(&g.draftMax, "draft-max", 0, "draft up to this many tokens by prompt lookup and verify them in one decode; the output is the same (0: off)")
 }
 
 // check refuses values llama.cpp gives no meaning, before a model loads.
@@ -157,6 +159,8 @@ func (g *genFlags) check() error {
 		return usagef("-c %d: want 0 (the trained context) or more", g.ctxSize)
 	case g.threads < -1 || g.threads > llama.MaxThreads:
 		return usagef("-t %d: want -1 (the physical cores) or 1..%d", g.threads, llama.MaxThreads)
+	case g.draftMax < 0:
+		return usagef("--draft-max %d: want 0 (off) or more", g.draftMax)
 	}
 	return nil
 }

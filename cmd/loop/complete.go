@@ -48,6 +48,8 @@ type timings struct {
 	PredictedPerSecond float64 `json:"predicted_per_second"`
 	GrammarRejections  int     `json:"grammar_rejections,omitempty"`
 	GrammarChecks      int     `json:"grammar_checks,omitempty"`
+	DraftN             int     `json:"draft_n,omitempty"`          // draft tokens verified (--draft-max)
+	DraftNAccepted     int     `json:"draft_n_accepted,omitempty"` // of them kept
 }
 
 func (f *completeFlags) registerAll(fs *pflag.FlagSet) {
@@ -163,6 +165,9 @@ func printStats(w io.Writer, res *completion, grammar bool) {
 		t.CacheN, t.PromptN, t.PromptMs, t.PromptPerSecond, t.PredictedN, t.PredictedMs, t.PredictedPerSecond)
 	if grammar {
 		fmt.Fprintf(w, ", grammar rejected %d, checked %d", t.GrammarRejections, t.GrammarChecks)
+	}
+	if t.DraftN > 0 {
+		fmt.Fprintf(w, ", draft accepted %d of %d", t.DraftNAccepted, t.DraftN)
 	}
 	fmt.Fprintln(w)
 }

@@ -34,7 +34,7 @@ func (f *completeFlags) complete(ctx context.Context, m *llama.Model, in complet
 		return nil, err
 	}
 	defer ch.Close()
-	req := engine.Request{Prompt: toks, Chain: ch, NPredict: f.predict(), Stop: f.stop, GrammarMode: in.mode,
+	req := engine.Request{Prompt: toks, Chain: ch, NPredict: f.predict(), Stop: f.stop, GrammarMode: in.mode, DraftMax: f.draftMax,
 		OnText: func(s string) { io.WriteString(out, s) }}
 	if in.gbnf != "" {
 		g, err := engine.CompileGrammar(m, in.gbnf)
@@ -56,6 +56,7 @@ func (f *completeFlags) complete(ctx context.Context, m *llama.Model, in complet
 			CacheN: r.Prefill.CacheN, PromptN: r.Prefill.PromptN, PromptMs: r.Prefill.PromptMs, PromptPerSecond: r.Prefill.PerSecond(),
 			PredictedN: len(r.Tokens), PredictedMs: r.PredictMs, PredictedPerSecond: r.PerSecond(),
 			GrammarRejections: r.Rejections, GrammarChecks: r.GrammarChecks,
+			DraftN: r.Drafted, DraftNAccepted: r.Accepted,
 		},
 	}, err
 }

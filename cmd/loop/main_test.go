@@ -148,7 +148,7 @@ func TestCompleteFlags(t *testing.T) {
 	}
 	for _, bad := range [][]string{
 		{"--seed", "4294967296"}, {"--seed", "-2"}, {"-t", "-2"}, {"-n", "-3"}, {"-c", "-1"},
-		{"--mirostat", "3"}, {"--grammar-mode", "foo"}, {"--logit-bias", "15*2"}, {"--top-k", "x"},
+		{"--mirostat", "3"}, {"--grammar-mode", "foo"}, {"--logit-bias", "15*2"}, {"--top-k", "x"}, {"--draft-max", "-1"},
 	} {
 		code, _, errOut := run(append([]string{"-m", "/nonexistent/model.gguf"}, bad...)...)
 		if code != 2 || strings.Contains(errOut, "nonexistent") {
@@ -186,6 +186,41 @@ func TestBenchCommand(t *testing.T) {
 		if i > 0 && (turn.Warm.CacheN < rep.Reuse[i-1].Prompt || turn.Warm.CacheN+turn.Warm.PromptN != turn.Prompt) {
 			t.Errorf("turn %d warm: %+v, want the previous prompt (%d tokens) cached", i+1, turn.Warm, rep.Reuse[i-1].Prompt)
 		}
+	}
+}
+
+// TestDraftCommand checks --draft-max: loop complete writes the same text
+// with it, and loop bench adds the edit rows, plain and drafted.
+func TestDraftCommand(t *testing.T) {
+	model := testmodels.Path(t, testmodels.TinyQwen15F32)
+	complete := func(args ...string) completion {
+		t.Helper()
+		code, out, errOut := runLoop(t, append([]string{"complete", "-m", model, "-p", "a b c a b c a b c a b c", "-n", "24", "--temp", "0", "-t", "1", "--json"}, args...)...)
+		var r completion
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("loop complete %v = %d: %s %s", args, code, out, errOut)
+		}
+		return r
+	}
+	plain, drafted := complete(), complete("--draft-max", "6")
+	if plain.Content != drafted.Content || plain.TokensPredicted != drafted.TokensPredicted {
+		t.Errorf("--draft-max 6 wrote %q (%d tokens), without %q (%d)", drafted.Content, drafted.TokensPredicted, plain.Content, plain.TokensPredicted)
+	}
+	if drafted.Timings.DraftNAccepted > drafted.Timings.DraftN {
+		t.Errorf("accepted %d of %d draft tokens", drafted.Timings.DraftNAccepted, drafted.Timings.DraftN)
+	}
+	code, out, errOut := runLoop(t, "bench", "-m", model, "-p", "0", "-n", "8", "-r", "1", "-t", "1", "--no-reuse", "--draft-max", "4", "--json")
+	var rep benchReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("loop bench --draft-max 4 = %d: %s %s", code, out, errOut)
+	}
+	var tests []string
+	for _, r := range rep.Results {
+		tests = append(tests, r.Test)
+	}
+	if want := []string{"tg8", "edit-tg8", "edit-tg8+draft4"}; strings.Join(tests, " ") != strings.Join(want, " ") ||
+		rep.Results[1].Draft != nil || rep.Results[2].Draft == nil || rep.Results[2].Draft.Tokens != 8 {
+		t.Errorf("loop bench --draft-max 4: tests %v, want %v, the last with its draft stats", tests, want)
 	}
 }
 

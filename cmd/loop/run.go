@@ -139,7 +139,7 @@ func (f *runFlags) modelFor(ctx context.Context, stderr io.Writer) (model.Model,
 		return nil, nil, err
 	}
 	c, err := local.New(m, local.Options{ContextSize: p.ContextSize, Threads: p.Threads, Format: f.format,
-		Subagents: !f.context.noSubagent})
+		Subagents: !f.context.noSubagent, DraftMax: f.draftMax})
 	if err != nil {
 		m.Close()
 		return nil, nil, err

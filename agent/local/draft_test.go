@@ -1,0 +1,51 @@
+package local_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/grammar"
+	"github.com/loopagent/loop/internal/testmodels"
+	"github.com/loopagent/loop/sampler"
+)
+
+// TestDraftSameReply completes the same requests, with tools and without,
+// on a client that drafts (Options.DraftMax) and on one that does not:
+// the replies and what streamed are the same.
+func TestDraftSameReply(t *testing.T) {
+	m := loadModel(t, testmodels.TinyQwen15F32)
+	tools, err := chat.ParseTools([]byte(seedTool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := client(t, m, "")
+	drafting, err := local.New(m, local.Options{ContextSize: 2048, Threads: 1, DraftMax: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { drafting.Close() })
+	msgs := userMessages(t, `[{"role": "user", "content": "Read pom.xml, then pom.xml again, then pom.xml once more."}]`)
+	sc, _ := sampler.Resolve(nil, sampler.Overrides{Seed: sampler.Ptr[uint32](3)})
+	for _, mode := range []grammar.ChoiceMode{grammar.ChoiceAuto, grammar.ChoiceRequired, grammar.ChoiceNone} {
+		run := func(c *local.Client) (*local.Response, string) {
+			var streamed string
+			resp, err := c.Complete(context.Background(), local.Request{Messages: msgs, Tools: tools, ToolChoice: grammar.Choice{Mode: mode},
+				Sampling: sc, MaxTokens: 64, IDSeed: 1, OnDelta: func(d chat.Delta) { streamed += d.Content + d.Reasoning }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp, streamed
+		}
+		want, wantStreamed := run(plain)
+		got, gotStreamed := run(drafting)
+		if got.Text != want.Text || gotStreamed != wantStreamed || got.FinishReason != want.FinishReason {
+			t.Errorf("tool_choice %v: drafting wrote %q (%s), without %q (%s)", mode, got.Text, got.FinishReason, want.Text, want.FinishReason)
+		}
+		if diff := cmp.Diff(want.Message, got.Message); diff != "" {
+			t.Errorf("tool_choice %v: the message differs (-plain +drafting):\n%s", mode, diff)
+		}
+	}
+}

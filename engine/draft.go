@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/loopagent/loop/llama"
+)
+
+// Speculative decoding by prompt lookup: a coding agent's replies copy
+// much of what it has read (a file it edits, a path, a call it made), so
+// the tokens that followed the last few tokens the last time they occurred
+// are a good guess at what follows now. The guess is verified in one
+// decode of the pending token and the draft, with logits at every
+// position; the chain samples each position in order, as plain decoding
+// would, and the draft is kept up to the first token the chain does not
+// pick. That token, sampled from the right distribution, is the next one.
+//
+// The output is the one plain decoding gives: the same chain (grammar,
+// penalties, random state) sees the same tokens in the same order, and a
+// grammar accepts only the tokens kept. What differs is how the logits are
+// computed: a batch of positions rather than one, which on some backends
+// rounds differently.
+//
+// A draft costs a decode of more positions, with logits at each, and as
+// many samples. Where decoding is bound by reading the weights (a GPU),
+// a few positions cost little more than one; on a CPU they cost much more
+// (the bench model, a 0.5B Q8_0, on one thread of a loaded machine: 58 ms
+// for one position, 140 for two, 210 for nine), so only long accepted
+// drafts pay. Generation therefore times its
+// steps: a prompt-lookup draft that yields tokens slower than plain steps
+// do (one nobody accepts, or a short one) is a miss, and after a miss the
+// drafter waits before drafting again, twice as long after each further
+// miss (up to maxBackoff tokens). A Request.Draft is always verified: its
+// maker chose when to draft.
+
+// lookupN is the longest n-gram prompt lookup matches; it tries the
+// longest first, down to one token.
+const lookupN = 4
+
+// maxBackoff bounds the tokens the drafter skips after drafts that failed.
+const maxBackoff = 128
+
+// lookup drafts by finding the last n tokens earlier in the history.
+type lookup struct {
+	history []llama.Token
+	// last maps an n-gram to the start of its latest occurrence that has
+	// a token after it.
+	last map[ngram]int
+}
+
+type ngram struct {
+	n    int
+	toks [lookupN]llama.Token
+}
+
+func newLookup(tokens []llama.Token) *lookup {
+	l := &lookup{last: map[ngram]int{}}
+	for _, t := range tokens {
+		l.push(t)
+	}
+	return l
+}
+
+func (l *lookup) key(end, n int) ngram {
+	k := ngram{n: n}
+	copy(k.toks[:], l.history[end-n:end])
+	return k
+}
+
+// push adds a token to the history, and indexes the n-grams it follows.
+func (l *lookup) push(t llama.Token) {
+	end := len(l.history)
+	for n := 1; n <= lookupN && n <= end; n++ {
+		l.last[l.key(end, n)] = end - n
+	}
+	l.history = append(l.history, t)
+}
+
+// draft returns up to max tokens that followed the latest earlier
+// occurrence of the longest n-gram the history ends with. Where that
+// continuation runs into the end of the history, the text repeats with a
+// period, and the draft goes on repeating it. Only n-grams of at least
+// minN tokens count.
+func (l *lookup) draft(max, minN int) []llama.Token {
+	h := l.history
+	for n := min(lookupN, len(h)); n >= minN; n-- {
+		if start, ok := l.last[l.key(len(h), n)]; ok {
+			from := start + n
+			d := make([]llama.Token, 0, max)
+			for i := 0; i < max; i++ {
+				d = append(d, h[from+i%(len(h)-from)])
+			}
+			return d
+		}
+	}
+	return nil
+}
+
+// canDraft reports whether the slot's memory can drop a rejected draft: a
+// recurrent or hybrid model's state cannot go back a few tokens, so its
+// requests decode plainly.
+func canDraft(slot *llama.Slot) bool {
+	in, err := slot.Context().Model().Info()
+	return err == nil && !in.Recurrent
+}
+
+// generateDraft is generate with speculative decoding.
+func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Result, out *textOut) error {
+	c := slot.Context()
+	m := c.Model()
+	look := newLookup(slot.Tokens())
+	pace := drafting{minN: 2}
+	tok, err := sampleAt(c, req, res, -1)
+	for err == nil {
+		look.push(tok)
+		var stop bool
+		if stop, err = emit(m, req, res, out, tok); stop || err != nil {
+			return err
+		}
+		if err = ctx.Err(); err != nil {
+			return err
+		}
+		var draft []llama.Token
+		if req.Draft != nil || pace.ready() {
+			draft = propose(req, look, min(req.DraftMax, c.SeqSize()-slot.Len()-1, c.BatchSize()-1), pace.minN)
+		}
+		start := time.Now()
+		if len(draft) == 0 {
+			if err := slot.Append(ctx, tok); err != nil {
+				if errors.Is(err, llama.ErrContextFull) {
+					return nil
+				}
+				return err
+			}
+			res.Decodes++
+			tok, err = sampleAt(c, req, res, -1)
+			pace.plain(time.Since(start))
+			continue
+		}
+		var accepted int
+		tok, accepted, stop, err = verify(ctx, slot, req, res, out, look, tok, draft)
+		if stop || err != nil {
+			return err
+		}
+		pace.drafted(time.Since(start), accepted+1)
+	}
+	return err
+}
+
+// drafting decides when prompt lookup drafts: after a draft that yielded
+// tokens slower than plain steps do, it waits (see the top of the file),
+// and it wants a longer n-gram match next time: one token of history
+// repeating is weak evidence that more will.
+type drafting struct {
+	minN          int // the shortest match to draft from; lookupN+1: none
+	wait, backoff int
+	plainN        int           // plain steps timed
+	plainPer      time.Duration // a plain step's time, averaged
+}
+
+// ready reports whether to draft now: once two plain steps have been timed
+// (the first after a prefill runs slow), and not while waiting.
+func (d *drafting) ready() bool {
+	if d.plainN < 2 {
+		return false
+	}
+	if d.wait > 0 {
+		d.wait--
+		return false
+	}
+	return true
+}
+
+func (d *drafting) plain(t time.Duration) {
+	if d.plainN++; d.plainN <= 2 {
+		d.plainPer = t // the second replaces the first
+		return
+	}
+	d.plainPer = (3*d.plainPer + t) / 4
+}
+
+// drafted hears that a draft step took t for n tokens.
+func (d *drafting) drafted(t time.Duration, n int) {
+	if n > 1 && t/time.Duration(n) <= d.plainPer {
+		d.backoff, d.minN = 0, max(d.minN-1, 1)
+		return
+	}
+	d.backoff = min(max(2*d.backoff, 1), maxBackoff)
+	d.wait, d.minN = d.backoff, min(d.minN+1, lookupN)
+}
+
+// propose returns the draft: Request.Draft's, or prompt lookup's.
+func propose(req Request, look *lookup, max, minN int) []llama.Token {
+	if max <= 0 {
+		return nil
+	}
+	if req.Draft != nil {
+		d := req.Draft(look.history, max)
+		return d[:min(len(d), max)]
+	}
+	return look.draft(max, minN)
+}
+
+// verify decodes the pending token tok and the draft in one batch, keeps
+// the draft up to the first token the chain does not pick, and returns
+// that token, the next pending one. It stops where emit stops, and leaves
+// the slot holding what plain decoding would: the tokens up to the last
+// one emitted, which is not decoded.
+func verify(ctx context.Context, slot *llama.Slot, req Request, res *Result, out *textOut, look *lookup,
+	tok llama.Token, draft []llama.Token) (next llama.Token, accepted int, stop bool, err error) {
+	c := slot.Context()
+	base := slot.Len()
+	draft = append([]llama.Token(nil), draft...) // the history grows below
+	if err := slot.AppendOutputs(ctx, append([]llama.Token{tok}, draft...)); err != nil {
+		return tok, 0, true, errors.Join(err, slot.Truncate(base))
+	}
+	res.Decodes++
+	res.Drafted += len(draft)
+	for i := 0; ; i++ {
+		if next, err = sampleAt(c, req, res, i); err != nil {
+			return next, accepted, true, errors.Join(err, slot.Truncate(base+1+accepted))
+		}
+		if i == len(draft) || next != draft[i] {
+			res.Accepted += accepted
+			return next, accepted, false, slot.Truncate(base + 1 + accepted)
+		}
+		accepted++
+		look.push(next)
+		if stop, err = emit(c.Model(), req, res, out, next); stop || err != nil {
+			res.Accepted += accepted
+			return next, accepted, true, errors.Join(err, slot.Truncate(base+accepted))
+		}
+	}
+}

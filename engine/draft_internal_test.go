@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/loopagent/loop/llama"
+)
+
+func TestLookupDraft(t *testing.T) {
+	tests := []struct {
+		name      string
+		history   []llama.Token
+		max, minN int
+		want      []llama.Token
+	}{
+		{"longest match first", []llama.Token{1, 2, 3, 9, 2, 3, 4, 5, 1, 2, 3}, 3, 1, []llama.Token{9, 2, 3}},
+		{"latest occurrence", []llama.Token{7, 1, 8, 7, 1, 9, 6, 7, 1}, 2, 1, []llama.Token{9, 6}},
+		{"shorter match", []llama.Token{5, 6, 1, 2, 8}, 2, 1, nil},
+		{"one token", []llama.Token{5, 6, 1, 2, 6}, 2, 1, []llama.Token{1, 2}},
+		{"one token not enough", []llama.Token{5, 6, 1, 2, 6}, 2, 2, nil},
+		{"a period repeats", []llama.Token{4, 1, 2, 1, 2}, 5, 1, []llama.Token{1, 2, 1, 2, 1}},
+		{"a token repeats", []llama.Token{3, 3}, 4, 1, []llama.Token{3, 3, 3, 3}},
+		{"nothing before", []llama.Token{3}, 4, 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := newLookup(tt.history).draft(tt.max, tt.minN)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("draft(%v, %d, %d) (-want +got):\n%s", tt.history, tt.max, tt.minN, diff)
+			}
+		})
+	}
+}
+
+func TestDraftingPace(t *testing.T) {
+	var d drafting
+	d.minN = 2
+	if d.ready() {
+		t.Fatal("ready before any plain step was timed")
+	}
+	d.plain(50)
+	d.plain(10)
+	if !d.ready() || d.plainPer != 10 {
+		t.Fatalf("after two plain steps: ready %v, plainPer %v; want true, 10", d.ready(), d.plainPer)
+	}
+	d.drafted(40, 1) // a miss: one token
+	if d.wait != 1 || d.minN != 3 {
+		t.Errorf("after a miss: wait %d, minN %d; want 1, 3", d.wait, d.minN)
+	}
+	d.drafted(40, 2) // slower than plain per token: a miss
+	if d.wait != 2 || d.minN != 4 {
+		t.Errorf("after two misses: wait %d, minN %d; want 2, 4", d.wait, d.minN)
+	}
+	if d.ready() || d.ready() || !d.ready() {
+		t.Errorf("ready does not wait out 2 steps")
+	}
+	d.drafted(40, 5) // 8 per token: a hit
+	if d.wait != 0 || d.backoff != 0 || d.minN != 3 {
+		t.Errorf("after a hit: wait %d, backoff %d, minN %d; want 0, 0, 3", d.wait, d.backoff, d.minN)
+	}
+}
+
+// BenchmarkLookup measures what prompt lookup adds to a generation step
+// that does not draft: indexing the new token and looking for a match of
+// the last tokens (a 4,096-token history of random text).
+func BenchmarkLookup(b *testing.B) {
+	toks := make([]llama.Token, 4096)
+	x := uint32(1)
+	for i := range toks {
+		x = x*1664525 + 1013904223
+		toks[i] = llama.Token(x >> 16 % 32000)
+	}
+	l := newLookup(toks[:2048])
+	k := 2048
+	for b.Loop() {
+		l.push(toks[k%len(toks)])
+		l.draft(8, 2)
+		k++
+	}
+}
