@@ -26,17 +26,30 @@ import (
 // embedding rows, RMS norms, the Q/K/V projections with their biases,
 // NEOX RoPE, grouped-query attention through mul_mat's broadcasting with a
 // causal diag_mask_inf and softmax, SiLU-gated feed-forward, the output
-// (token_embd when tied). Every weight is trained with ggml-opt's AdamW on
-// the CPU backend. TestTrainerLogits checks the graph against llama.cpp's
-// own logits.
+// (token_embd when tied). Every weight is trained with AdamW on the CPU
+// backend. TestTrainerLogits checks the graph against llama.cpp's own
+// logits, TestTrainerGradients its backward pass against finite
+// differences.
+//
+// The optimizer step is ggml-opt's own op (ggml_opt_step_adamw, with the
+// parameters ggml_opt_eval computes), but the step graph is built here,
+// as ggml_opt_alloc would, for two reasons. Without static graphs (which
+// cap a graph at 2,048 nodes) ggml-opt never clears the gradient
+// accumulators when each window is one step, so every step would follow
+// the sum of all the gradients so far. And ggml-alloc computes
+// RMS_NORM_BACK in place over its incoming gradient, which the CPU kernel
+// overwrites before it reads it, so every gradient below a norm comes out
+// wrong (the loss rises); graph.cpp keeps those tensors from being reused,
+// which needs the graph before it is allocated.
 //
 // The loss is the cross-entropy of the positions a Window marks as
-// targets. ggml-opt takes one label row per position; a target's row is
-// one-hot, every other row is zero and adds nothing to the loss or the
-// gradient. ggml divides the sum by all the window's positions, so a
-// window's gradient is scaled by (targets/positions); AdamW is
-// indifferent to that scale. The loss reported is the mean over the
-// targets. A window without a target is not run at all.
+// targets. The labels are one row per position, as llama.cpp's
+// opt_epoch_iter sets them: a target's row is one-hot, every other row is
+// zero and adds nothing to the loss or the gradient. ggml divides the sum
+// by all the window's positions, so a window's gradient is scaled by
+// (targets/positions); AdamW is indifferent to that scale. The loss
+// reported is the mean over the targets. A window without a target is not
+// run at all (no step).
 //
 // Cancellation: ctx is checked before each window; a window runs to its
 // end, so the weights are always those after a whole optimizer step.
@@ -46,9 +59,13 @@ import (
 // rate of 1e-4, no weight decay, on DefaultThreads threads.
 type TrainParams struct {
 	// ContextSize is the window: the positions of one datapoint, at most
-	// the model's trained context (the graph has no RoPE scaling). 0 means
-	// 512, or the trained context when shorter.
+	// the model's trained context unless AllowBeyondTrained is set. 0
+	// means 512, or the trained context when shorter.
 	ContextSize int
+	// AllowBeyondTrained permits a ContextSize beyond the trained context
+	// (up to 32768): RoPE carries on past it unscaled, as llama.cpp does
+	// with a context it is allowed to extend.
+	AllowBeyondTrained bool
 	// LearningRate is AdamW's alpha. 0 means 1e-4.
 	LearningRate float64
 	// WeightDecay is AdamW's decoupled weight decay, in [0, 1]. 0 means none.
@@ -80,6 +97,7 @@ type Trainer struct {
 	path   string
 	shape  Shape
 	n      int
+	maxLen int // of a Logits call
 	lr, wd float64
 	opt    bool
 }
@@ -140,12 +158,23 @@ func NewTrainer(ctx context.Context, path string, p TrainParams) (*Trainer, erro
 	if t.n == 0 {
 		t.n = min(512, t.shape.TrainContext)
 	}
-	if t.n > t.shape.TrainContext {
+	t.maxLen = t.shape.TrainContext
+	if p.AllowBeyondTrained {
+		t.maxLen = max(t.maxLen, maxWindow)
+	}
+	if t.n > t.maxLen {
 		t.Close()
-		return nil, newError(op, path, detail(ErrContextFull, "a window of %d tokens is longer than the trained context of %d", t.n, t.shape.TrainContext))
+		if t.n > maxWindow {
+			return nil, newError(op, path, detail(ErrContextFull, "a window of %d tokens is longer than %d", t.n, maxWindow))
+		}
+		return nil, newError(op, path, detail(ErrContextFull, "a window of %d tokens is longer than the trained context of %d (set AllowBeyondTrained)", t.n, t.shape.TrainContext))
 	}
 	return t, nil
 }
+
+// maxWindow is the longest window or Logits call: its attention scores
+// alone take 16 bytes per head and square token.
+const maxWindow = 32768
 
 // Shape returns the model's hyper-parameters.
 func (t *Trainer) Shape() Shape { return t.shape }
@@ -180,15 +209,16 @@ func (t *Trainer) checkTokens(tokens []Token) error {
 }
 
 // Logits runs the training graph's forward pass on tokens, at positions
-// 0..len(tokens)-1, and returns len(tokens) rows of Shape().Vocab logits,
+// 0..len(tokens)-1 (at most the trained context, or 32768 with
+// AllowBeyondTrained), and returns len(tokens) rows of Shape().Vocab logits,
 // row after row, in a new slice.
 func (t *Trainer) Logits(ctx context.Context, tokens []Token) ([]float32, error) {
 	const op = "trainer logits"
 	if err := ctx.Err(); err != nil {
 		return nil, newError(op, "", err)
 	}
-	if len(tokens) == 0 || len(tokens) > t.shape.TrainContext {
-		return nil, newError(op, "", detail(ErrContextFull, "%d tokens for a trained context of %d", len(tokens), t.shape.TrainContext))
+	if len(tokens) == 0 || len(tokens) > t.maxLen {
+		return nil, newError(op, "", detail(ErrContextFull, "%d tokens, more than %d", len(tokens), t.maxLen))
 	}
 	if err := t.checkTokens(tokens); err != nil {
 		return nil, newError(op, "", err)
@@ -277,7 +307,7 @@ func (t *Trainer) Close() error {
 // that gradient measured by finite differences of h (see
 // loop_gt_grad_check). For tests.
 func (t *Trainer) gradCheck(tokens []Token, name string, h float64) (norm, slope float64, err error) {
-	if len(tokens) < 2 || len(tokens)-1 > t.shape.TrainContext {
+	if len(tokens) < 2 || len(tokens)-1 > t.maxLen {
 		return 0, 0, detail(ErrInvalidArgument, "%d tokens", len(tokens))
 	}
 	if err := t.checkTokens(tokens); err != nil {

@@ -86,7 +86,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.data, "data", "", "training chats, one JSON object per line: {\"messages\": [...], \"tools\": [...]}")
 	fs.StringVarP(&f.out, "output", "o", "", "the trained model's GGUF file")
 	fs.IntVar(&f.epochs, "epochs", 1, "passes over the training chats")
-	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 1024, "window of one datapoint in tokens, at most the base's context; a chat must fit one")
+	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 1024, "window of one datapoint in tokens (it may exceed the base's context); a chat must fit one")
 	fs.IntVar(&f.ctxSize, "ctx", 1024, "short for --ctx-size")
 	fs.Float64Var(&f.lr, "lr", 1e-4, "AdamW learning rate")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the shuffle and the held-out split")
@@ -109,7 +109,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer m.Close()
-	tr, err := llama.NewTrainer(ctx, f.model, llama.TrainParams{ContextSize: f.ctxSize, LearningRate: f.lr, Threads: max(f.threads, 0)})
+	tr, err := llama.NewTrainer(ctx, f.model, llama.TrainParams{ContextSize: f.ctxSize, AllowBeyondTrained: true,
+		LearningRate: f.lr, Threads: max(f.threads, 0)})
 	if err != nil {
 		return err
 	}

@@ -95,7 +95,7 @@ func TestTrainErrors(t *testing.T) {
 	}{
 		{"no output", []string{"-m", base, "--data", trainData}, 2, "no output"},
 		{"window too small", []string{"-m", base, "--data", trainData, "-o", out, "--ctx", "8"}, 2, "16 or more"},
-		{"window longer than the base's context", []string{"-m", base, "--data", trainData, "-o", out, "--ctx", "2048"}, 1, "longer than the trained context of 1024"},
+		{"window beyond the longest", []string{"-m", base, "--data", trainData, "-o", out, "--ctx", "40000"}, 1, "longer than 32768"},
 		{"negative learning rate", []string{"-m", base, "--data", trainData, "-o", out, "--lr", "-1"}, 2, "--lr"},
 		{"output over the base", []string{"-m", base, "--data", trainData, "-o", base}, 2, "is the base model"},
 		{"empty data", []string{"-m", base, "--data", write("empty.jsonl", "\n\n"), "-o", out}, 1, "no chats"},
