@@ -129,30 +129,6 @@ llama_token loop_sample_grammar(struct llama_sampler *s, struct llama_sampler *g
                                 struct loop_grammar_plan plan, bool *rejected, int32_t *checked,
                                 char *err, size_t n);
 
-// Training (train.go). loop_opt_init runs llama_opt_init on a context made
-// for training: AdamW over the output head (output.weight, output_norm.weight
-// and their biases), with the constant optimizer parameters *pars, which must
-// outlive the context. It returns false, with the message in err, when
-// llama.cpp throws.
-bool loop_opt_init(struct llama_context *ctx, struct llama_model *model, uint32_t n_ctx,
-                   struct ggml_opt_optimizer_params *pars, char *err, size_t n);
-
-// loop_opt_window trains on (train) or evaluates one window of n tokens,
-// the context's n_ctx: ds is a dataset of one datapoint of n tokens and n
-// labels, which it overwrites with tokens and labels, and the loss of each
-// ubatch is added to res. The caller has checked every token and label
-// against the vocabulary: llama.cpp writes a negative label out of bounds.
-bool loop_opt_window(struct llama_context *ctx, ggml_opt_dataset_t ds, ggml_opt_result_t res,
-                     const llama_token *tokens, const llama_token *labels, int32_t n, bool train,
-                     char *err, size_t n_err);
-
-// loop_save_model writes the model's tensors, as they are in memory, to
-// path under the metadata of the GGUF file base (its context length, chat
-// templates and description included, which llama_model_save_to_file
-// drops or rewrites). It returns false with the reason in err.
-bool loop_save_model(const struct llama_model *model, const char *base, const char *path,
-                     char *err, size_t n);
-
 // loop_gguf_open reads the metadata of a GGUF file without its tensor data.
 struct gguf_context *loop_gguf_open(const char *path);
 

@@ -26,12 +26,14 @@
 // (an oversized batch, a sequence id out of range, a token a grammar rejects)
 // are refused with an error instead.
 //
-// A Trainer trains a model loaded with NoMmap in place with llama.cpp's
-// optimizer (llama_opt_epoch, AdamW): PackWindows cuts tokenized documents
-// into windows, Trainer.Epoch trains on some and measures the loss on
-// others, checking ctx between windows, and Model.SaveFile writes the
-// result under the base file's metadata, atomically. The pinned llama.cpp
-// can only train the output head; train.go says why.
+// A Trainer finetunes every weight of a qwen2 GGUF file with F32 tensors
+// on loop's own training graph (graph.cpp; llama.cpp's graphs can only
+// train the output head, train.go says why), with ggml's AdamW:
+// PackWindows cuts tokenized documents, each with the tokens to learn
+// marked, into windows; Trainer.Epoch trains on some and measures the loss
+// of the marked tokens on others, checking ctx between windows; and
+// Trainer.SaveFile writes the base file with the trained tensors, its
+// metadata untouched, atomically.
 //
 // llama.cpp's logs go to the *slog.Logger given to SetLogger, and are
 // discarded by default. Slot and Pool keep the KV cache warm across requests

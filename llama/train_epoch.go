@@ -5,19 +5,51 @@ import (
 	"fmt"
 )
 
-// PackWindows packs documents (tokenized chats) into training windows of
-// n+1 tokens, as llama.cpp's common_opt_dataset_init cuts one token stream,
-// with one difference: every window starts at the start of a document, so
-// that no window trains on the middle of a chat whose system prompt and
-// tools it never saw. A window takes whole documents, each followed by sep
-// when sep is not negative, and fills its end with the beginning of the
-// next one, which then starts the next window; after the last document
-// come the first ones again, so the last window is full too. Every token
-// is trained at least once and the documents cut at a window's end twice.
+// Doc is one tokenized document (a rendered chat) to train on.
+type Doc struct {
+	Tokens []Token
+	// Targets[i] says whether Tokens[i] is a token the model should learn
+	// to write (the loss of predicting it counts). nil means every token.
+	Targets []bool
+}
+
+// Window is one datapoint: Tokens holds the window's positions and one
+// more token, the last label; position i predicts Tokens[i+1], and counts
+// in the loss when Targets[i+1] is set. Targets is nil (every position) or
+// as long as Tokens; Targets[0] is unused.
+type Window struct {
+	Tokens  []Token
+	Targets []bool
+}
+
+// Positions returns how many positions of w count in the loss.
+func (w Window) Positions() int {
+	if w.Targets == nil {
+		return len(w.Tokens) - 1
+	}
+	n := 0
+	for _, b := range w.Targets[1:] {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// PackWindows packs documents into training windows of n+1 tokens, as
+// llama.cpp's common_opt_dataset_init cuts one token stream, with one
+// difference: every window starts at the start of a document, so that no
+// window trains on the middle of a chat whose system prompt and tools it
+// never saw. A window takes whole documents, each followed by sep when sep
+// is not negative, and fills its end with the beginning of the next one,
+// which then starts the next window; after the last document come the
+// first ones again, so the last window is full too. Every token is in a
+// window at least once and the documents cut at a window's end twice. The
+// separator is a target only in a document whose Targets is nil.
 //
 // A document longer than a window is refused with ErrContextFull, in an
 // *Error whose Subject is "document I" (I counting from 0).
-func PackWindows(docs [][]Token, n int, sep Token) ([][]Token, error) {
+func PackWindows(docs []Doc, n int, sep Token) ([]Window, error) {
 	const op = "pack windows"
 	if n < 1 {
 		return nil, newError(op, "", detail(ErrInvalidArgument, "window of %d tokens", n))
@@ -25,29 +57,42 @@ func PackWindows(docs [][]Token, n int, sep Token) ([][]Token, error) {
 	if len(docs) == 0 {
 		return nil, newError(op, "", detail(ErrInvalidArgument, "no documents"))
 	}
-	seq := make([][]Token, len(docs))
+	seq := make([]Doc, len(docs))
 	for i, d := range docs {
-		if len(d) == 0 {
-			return nil, newError(op, fmt.Sprintf("document %d", i), detail(ErrInvalidArgument, "empty document"))
+		subject := fmt.Sprintf("document %d", i)
+		if len(d.Tokens) == 0 {
+			return nil, newError(op, subject, detail(ErrInvalidArgument, "empty document"))
 		}
+		if d.Targets != nil && len(d.Targets) != len(d.Tokens) {
+			return nil, newError(op, subject, detail(ErrInvalidArgument, "%d targets for %d tokens", len(d.Targets), len(d.Tokens)))
+		}
+		toks, targets := d.Tokens[:len(d.Tokens):len(d.Tokens)], d.Targets
+		if targets == nil {
+			targets = make([]bool, len(toks))
+			for j := range targets {
+				targets[j] = true
+			}
+		}
+		targets = targets[:len(targets):len(targets)]
 		if sep >= 0 {
-			d = append(d[:len(d):len(d)], sep)
+			toks = append(toks, sep)
+			targets = append(targets, d.Targets == nil)
 		}
-		if len(d) > n+1 {
-			return nil, newError(op, fmt.Sprintf("document %d", i),
-				detail(ErrContextFull, "%d tokens do not fit a window of %d", len(d), n+1))
+		if len(toks) > n+1 {
+			return nil, newError(op, subject, detail(ErrContextFull, "%d tokens do not fit a window of %d", len(toks), n+1))
 		}
-		seq[i] = d
+		seq[i] = Doc{toks, targets}
 	}
-	var out [][]Token
+	var out []Window
 	for i := 0; i < len(seq); {
-		w := make([]Token, 0, n+1)
+		w := Window{make([]Token, 0, n+1), make([]bool, 0, n+1)}
 		j := i
-		for len(w) < n+1 {
+		for len(w.Tokens) < n+1 {
 			d := seq[j%len(seq)]
-			take := min(len(d), n+1-len(w))
-			w = append(w, d[:take]...)
-			if take < len(d) {
+			take := min(len(d.Tokens), n+1-len(w.Tokens))
+			w.Tokens = append(w.Tokens, d.Tokens[:take]...)
+			w.Targets = append(w.Targets, d.Targets[:take]...)
+			if take < len(d.Tokens) {
 				break
 			}
 			j++
@@ -63,11 +108,11 @@ type EpochProgress struct {
 	Eval    bool    // the held-out windows, after the training ones
 	Window  int     // windows done, from 1
 	Windows int     // windows of this phase
-	Loss    float64 // the window's loss
-	Mean    float64 // the mean loss of this phase so far
+	Loss    float64 // the window's loss (mean over its targets)
+	Mean    float64 // the mean loss over the targets of this phase so far
 }
 
-// EpochStats is the mean loss of an epoch's windows.
+// EpochStats is the mean loss over the targets of an epoch's windows.
 type EpochStats struct {
 	TrainLoss    float64
 	TrainWindows int
@@ -76,20 +121,22 @@ type EpochStats struct {
 }
 
 // Epoch trains on every window of train, in the order given, then
-// evaluates every window of eval. progress, when not nil, is called after
-// each window. ctx is checked before each window; when it is cancelled,
-// Epoch returns the stats of the windows done and an error wrapping
-// ctx.Err(), and the weights are those after the last whole window.
-func (t *Trainer) Epoch(ctx context.Context, train, eval [][]Token, progress func(EpochProgress)) (EpochStats, error) {
+// evaluates every window of eval. Each loss is the mean over all the
+// targets of the phase (a window weighs as many targets as it has).
+// progress, when not nil, is called after each window. ctx is checked
+// before each window; when it is cancelled, Epoch returns the stats of the
+// windows done and an error wrapping ctx.Err(), and the weights are those
+// after the last whole window.
+func (t *Trainer) Epoch(ctx context.Context, train, eval []Window, progress func(EpochProgress)) (EpochStats, error) {
 	var st EpochStats
 	phases := []struct {
 		eval    bool
-		windows [][]Token
+		windows []Window
 		loss    *float64
 		n       *int
 	}{{false, train, &st.TrainLoss, &st.TrainWindows}, {true, eval, &st.EvalLoss, &st.EvalWindows}}
 	for _, ph := range phases {
-		sum := 0.0
+		sum, targets := 0.0, 0
 		for i, w := range ph.windows {
 			run := t.Train
 			if ph.eval {
@@ -99,9 +146,13 @@ func (t *Trainer) Epoch(ctx context.Context, train, eval [][]Token, progress fun
 			if err != nil {
 				return st, err
 			}
-			sum += loss
+			k := w.Positions()
+			sum += loss * float64(k)
+			targets += k
 			*ph.n = i + 1
-			*ph.loss = sum / float64(i+1)
+			if targets > 0 {
+				*ph.loss = sum / float64(targets)
+			}
 			if progress != nil {
 				progress(EpochProgress{Eval: ph.eval, Window: i + 1, Windows: len(ph.windows), Loss: loss, Mean: *ph.loss})
 			}

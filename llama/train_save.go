@@ -2,7 +2,7 @@ package llama
 
 /*
 #include <stdlib.h>
-#include "bridge.h"
+#include "graph.h"
 */
 import "C"
 
@@ -10,63 +10,49 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"unsafe"
 )
 
-// SaveFile writes the model's weights, as they are in memory (trained by a
-// Trainer, say), to path as a GGUF file with the metadata of the file the
-// model was loaded from: its context length, tokenizer, chat templates and
-// description stay as they were. (llama_model_save_to_file would write the
-// context length a Trainer set and drop the chat template.) The file is
-// written to a temporary file in path's directory and renamed over path
-// only once it is complete and reads back as GGUF, so an interrupted save
-// never leaves a broken file at path. ctx is checked before the write
-// starts; the write itself is not interrupted. Do not save while a Trainer
-// is training the model: the file could hold a half-updated step.
-func (m *Model) SaveFile(ctx context.Context, path string) error {
+// SaveFile writes the trained weights to path as a GGUF file that is the
+// base file with each tensor's data replaced: a copy of the base file, in
+// which every tensor's bytes are overwritten at its data offset
+// (gguf_get_data_offset + gguf_get_tensor_offset). The metadata (the chat
+// template, the vocabulary, the context length) stays the base's, byte for
+// byte. The copy is made in a temporary file next to path, synced, checked
+// to read back as written, and only then renamed over path, so an
+// interrupted save never leaves a broken file at path. ctx is checked
+// before the write starts.
+func (t *Trainer) SaveFile(ctx context.Context, path string) error {
 	const op = "save model"
 	if err := ctx.Err(); err != nil {
 		return newError(op, path, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.g == nil {
+		return newError(op, path, ErrClosed)
+	}
+	tmp, err := copyToTemp(t.path, path)
 	if err != nil {
 		return pathErr(op, path, err)
 	}
-	tmp := f.Name()
-	f.Close()
 	done := false
 	defer func() {
 		if !done {
 			os.Remove(tmp)
 		}
 	}()
-	err = m.use(op, func() error {
-		if m.noWeight {
-			return detail(ErrInvalidArgument, "the model was loaded with VocabOnly: it has no weights to save")
-		}
-		cbase, ctmp := C.CString(m.path), C.CString(tmp)
-		defer C.free(unsafe.Pointer(cbase))
-		defer C.free(unsafe.Pointer(ctmp))
-		var errbuf [256]C.char
-		errs := captureErrors()
-		ok := C.loop_save_model(m.m, cbase, ctmp, &errbuf[0], C.size_t(len(errbuf)))
-		logged := errs.stop()
-		if !ok {
-			if logged != "" {
-				return fmt.Errorf("%s (%s)", C.GoString(&errbuf[0]), logged)
-			}
-			return errors.New(C.GoString(&errbuf[0]))
-		}
-		return nil
-	})
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) {
-			return err
-		}
-		return newError(op, path, err)
+	ctmp := C.CString(tmp)
+	defer C.free(unsafe.Pointer(ctmp))
+	var errbuf [256]C.char
+	errs := captureErrors()
+	ok := C.loop_gt_write(t.g, ctmp, &errbuf[0], C.size_t(len(errbuf)))
+	logged := errs.stop()
+	if !ok {
+		return newError(op, path, fmt.Errorf("%s%s", C.GoString(&errbuf[0]), logged))
 	}
 	if err := syncFile(tmp); err != nil {
 		return newError(op, path, err)
@@ -79,6 +65,29 @@ func (m *Model) SaveFile(ctx context.Context, path string) error {
 	}
 	done = true
 	return nil
+}
+
+// copyToTemp copies base to a new temporary file in the directory of path
+// and returns its name.
+func copyToTemp(base, path string) (string, error) {
+	in, err := os.Open(base)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(f, in)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", errors.Join(errors.New("copy the base file"), err)
+	}
+	return f.Name(), nil
 }
 
 // syncFile makes a file readable by others and flushes it to disk.

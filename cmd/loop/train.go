@@ -18,9 +18,9 @@ import (
 	"github.com/loopagent/loop/llama"
 )
 
-// `loop train` trains a model on chats with llama.cpp's optimizer:
+// `loop train` finetunes every weight of a qwen2 model on chats:
 //
-//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F]
+//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F] [--train-all]
 //
 // Each line of the data is one chat in the OpenAI form,
 // {"messages": [...], "tools": [...]}, with the assistant's tool_calls and
@@ -28,22 +28,26 @@ import (
 // with the model's own template in the call format `loop chat` uses, so the
 // model learns the prompt it will be given. The chats are shuffled by
 // --seed, --val of them are held out, and each part is packed into windows
-// of --ctx tokens (llama.PackWindows). Every position of a window is
-// trained: llama.cpp's training API has no label mask. Only the output
-// head learns (see llama.Trainer). Ctrl-C stops between windows and
-// writes nothing; the output is written to a temporary file and renamed.
+// of --ctx tokens (llama.PackWindows). The loss, trained and held out, is
+// over the assistant's tokens only (train_mask.go says how they are
+// found), or every token with --train-all. The base must be a qwen2 GGUF
+// with F32 weights: llama.Trainer runs loop's own training graph, since
+// llama.cpp's can only train the output head. Ctrl-C stops between windows
+// and writes nothing; the output is the base file with its tensors
+// replaced, written to a temporary file and renamed.
 
 type trainFlags struct {
 	modelFlags
-	data    string
-	out     string
-	epochs  int
-	ctxSize int
-	lr      float64
-	seed    uint64
-	threads int
-	val     float64
-	jsonOut bool
+	data     string
+	out      string
+	epochs   int
+	ctxSize  int
+	lr       float64
+	seed     uint64
+	threads  int
+	val      float64
+	trainAll bool
+	jsonOut  bool
 }
 
 // trainChat is one line of the data.
@@ -68,6 +72,7 @@ type trainReport struct {
 	Chats   int          `json:"chats"`
 	HeldOut int          `json:"held_out_chats"`
 	Tokens  int          `json:"tokens"`
+	Trained int          `json:"trained_tokens"`
 	Window  int          `json:"window"`
 	Before  float64      `json:"eval_loss_before,omitempty"`
 	Epochs  []trainEpoch `json:"epochs"`
@@ -81,12 +86,13 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.data, "data", "", "training chats, one JSON object per line: {\"messages\": [...], \"tools\": [...]}")
 	fs.StringVarP(&f.out, "output", "o", "", "the trained model's GGUF file")
 	fs.IntVar(&f.epochs, "epochs", 1, "passes over the training chats")
-	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 1024, "window of one datapoint in tokens (a multiple of 256); a chat must fit one")
+	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 1024, "window of one datapoint in tokens (it may exceed the base's context); a chat must fit one")
 	fs.IntVar(&f.ctxSize, "ctx", 1024, "short for --ctx-size")
 	fs.Float64Var(&f.lr, "lr", 1e-4, "AdamW learning rate")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the shuffle and the held-out split")
 	fs.IntVarP(&f.threads, "threads", "t", -1, "threads (-1: the physical cores)")
 	fs.Float64Var(&f.val, "val", 0.1, "fraction of the chats held out to measure the loss on")
+	fs.BoolVar(&f.trainAll, "train-all", false, "train on every token, not only the assistant's")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -98,17 +104,22 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	f.noMmap = true // the optimizer writes the weights in place
-	m, err := f.load(ctx, stderr, false)
+	m, err := f.load(ctx, stderr, true) // the vocabulary and template; the Trainer reads the weights
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	docs, err := renderChats(m, f.data, chats, f.ctxSize)
+	tr, err := llama.NewTrainer(ctx, f.model, llama.TrainParams{ContextSize: f.ctxSize, AllowBeyondTrained: true,
+		LearningRate: f.lr, Threads: max(f.threads, 0)})
 	if err != nil {
 		return err
 	}
-	return f.train(ctx, m, docs, stdout, stderr)
+	defer tr.Close()
+	docs, err := renderChats(m, f.data, chats, f.ctxSize, f.trainAll)
+	if err != nil {
+		return err
+	}
+	return f.train(ctx, m, tr, docs, stdout, stderr)
 }
 
 // check refuses flag values before the model loads.
@@ -122,8 +133,8 @@ func (f *trainFlags) check() error {
 		return usagef("no output: pass -o OUT.gguf")
 	case f.epochs < 1:
 		return usagef("--epochs %d: want 1 or more", f.epochs)
-	case f.ctxSize < 256 || f.ctxSize%256 != 0:
-		return usagef("--ctx %d: want a multiple of 256 (llama.cpp pads a context to one)", f.ctxSize)
+	case f.ctxSize < 16:
+		return usagef("--ctx %d: want 16 or more", f.ctxSize)
 	case !(f.lr > 0) || math.IsInf(f.lr, 0):
 		return usagef("--lr %v: want a positive number", f.lr)
 	case !(f.val >= 0 && f.val < 1):
@@ -175,15 +186,17 @@ func readTrainData(path string) ([]trainChat, error) {
 
 // trainDoc is one rendered and tokenized chat.
 type trainDoc struct {
-	line   int
-	tokens []llama.Token
+	line    int
+	tokens  []llama.Token
+	targets []bool // the tokens trained; nil for all
 }
 
 // renderChats renders each chat whole with the model's template (its
 // tool_use variant when the chat has tools) in the detected call format,
-// and tokenizes it as `loop chat` does. A chat that does not fit a window
-// is refused, naming its line: a window never starts inside a chat.
-func renderChats(m *llama.Model, path string, chats []trainChat, window int) ([]trainDoc, error) {
+// tokenizes it as `loop chat` does and marks the assistant's tokens
+// (all of them with all). A chat that does not fit a window is refused,
+// naming its line: a window never starts inside a chat.
+func renderChats(m *llama.Model, path string, chats []trainChat, window int, all bool) ([]trainDoc, error) {
 	var tf templateFlags
 	tmpls := map[bool]*chat.Template{}
 	docs := make([]trainDoc, 0, len(chats))
@@ -206,24 +219,45 @@ func renderChats(m *llama.Model, path string, chats []trainChat, window int) ([]
 			}
 		}
 		t := tmpls[withTools]
-		p, err := t.RenderPrompt(chat.PromptInput{Messages: msgs, Tools: tools, Format: chat.DetectFormat(t).Format})
+		in := chat.PromptInput{Messages: msgs, Tools: tools, Format: chat.DetectFormat(t).Format}
+		doc, err := renderChat(m, t, in, all)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		toks, err := local.Tokenize(m, p.Text)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		if n := len(doc.tokens) + 1; n > window+1 { // and the separator
+			return nil, fmt.Errorf("%s:%d: the chat is %d tokens, more than a window of %d (--ctx %d); raise --ctx or split the chat", path, line, len(doc.tokens), window, window)
 		}
-		if n := len(toks) + 1; n > window+1 { // and the separator
-			return nil, fmt.Errorf("%s:%d: the chat is %d tokens, more than a window of %d (--ctx %d); raise --ctx or split the chat", path, line, len(toks), window, window)
-		}
-		docs = append(docs, trainDoc{line: line, tokens: toks})
+		doc.line = line
+		docs = append(docs, doc)
 	}
 	return docs, nil
 }
 
+// renderChat renders and tokenizes one chat and marks its assistant's
+// tokens (none of them unless all is false; every one otherwise).
+func renderChat(m *llama.Model, t *chat.Template, in chat.PromptInput, all bool) (trainDoc, error) {
+	p, err := t.RenderPrompt(in)
+	if err != nil {
+		return trainDoc{}, err
+	}
+	toks, err := local.Tokenize(m, p.Text)
+	if err != nil {
+		return trainDoc{}, err
+	}
+	doc := trainDoc{tokens: toks}
+	if all {
+		return doc, nil
+	}
+	spans, err := assistantSpans(t, in, p.Text)
+	if err != nil {
+		return trainDoc{}, err
+	}
+	doc.targets, err = tokenTargets(m, toks, p.Text, spans)
+	return doc, err
+}
+
 // train splits, packs and trains, then saves.
-func (f *trainFlags) train(ctx context.Context, m *llama.Model, docs []trainDoc, stdout, stderr io.Writer) error {
+func (f *trainFlags) train(ctx context.Context, m *llama.Model, tr *llama.Trainer, docs []trainDoc, stdout, stderr io.Writer) error {
 	rng := rand.New(rand.NewPCG(f.seed, 0x6c6f6f70)) // "loop"
 	rng.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
 	nVal := int(math.Round(f.val * float64(len(docs))))
@@ -243,18 +277,17 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, docs []trainDoc,
 	if err != nil {
 		return err
 	}
-	tr, err := llama.NewTrainer(m, llama.TrainParams{ContextSize: f.ctxSize, LearningRate: f.lr, Threads: max(f.threads, 0)})
-	if err != nil {
-		return err
-	}
-	defer tr.Close()
 	rep := trainReport{Chats: len(docs) - nVal, HeldOut: nVal, Window: f.ctxSize, Output: f.out}
 	for _, d := range docs {
 		rep.Tokens += len(d.tokens)
+		rep.Trained += len(d.tokens)
+		if d.targets != nil {
+			rep.Trained = rep.Trained - len(d.tokens) + count(d.targets)
+		}
 	}
 	if !f.jsonOut {
-		fmt.Fprintf(stdout, "%d chats (%d tokens), %d held out; %d training and %d held-out windows of %d tokens\n",
-			rep.Chats, rep.Tokens, nVal, len(trainW), len(evalW), f.ctxSize)
+		fmt.Fprintf(stdout, "%d chats (%d tokens, %d trained), %d held out; %d training and %d held-out windows of %d tokens\n",
+			rep.Chats, rep.Tokens, rep.Trained, nVal, len(trainW), len(evalW), f.ctxSize)
 	}
 	if len(evalW) > 0 {
 		st, err := tr.Epoch(ctx, nil, evalW, nil)
@@ -284,8 +317,7 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, docs []trainDoc,
 			fmt.Fprintf(stdout, " (%.1f s)\n", ep.Seconds)
 		}
 	}
-	tr.Close()
-	if err := m.SaveFile(ctx, f.out); err != nil {
+	if err := tr.SaveFile(ctx, f.out); err != nil {
 		return err
 	}
 	if f.jsonOut {
@@ -295,20 +327,31 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, docs []trainDoc,
 	return nil
 }
 
-// packDocs packs the tokens of docs into windows; none for no docs.
-func packDocs(docs []trainDoc, window int, sep llama.Token) ([][]llama.Token, error) {
+// packDocs packs docs into windows; none for no docs.
+func packDocs(docs []trainDoc, window int, sep llama.Token) ([]llama.Window, error) {
 	if len(docs) == 0 {
 		return nil, nil
 	}
-	toks := make([][]llama.Token, len(docs))
+	ds := make([]llama.Doc, len(docs))
 	for i, d := range docs {
-		toks[i] = d.tokens
+		ds[i] = llama.Doc{Tokens: d.tokens, Targets: d.targets}
 	}
-	return llama.PackWindows(toks, window, sep)
+	return llama.PackWindows(ds, window, sep)
+}
+
+// count returns how many of bs are set.
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // epoch runs one epoch with a progress bar that shows the running loss.
-func (f *trainFlags) epoch(ctx context.Context, tr *llama.Trainer, e int, trainW, evalW [][]llama.Token, stderr io.Writer) (trainEpoch, error) {
+func (f *trainFlags) epoch(ctx context.Context, tr *llama.Trainer, e int, trainW, evalW []llama.Window, stderr io.Writer) (trainEpoch, error) {
 	start := time.Now()
 	bar := newProgressBar(stderr, fmt.Sprintf("epoch %d/%d", e, f.epochs), len(trainW)+len(evalW))
 	st, err := tr.Epoch(ctx, trainW, evalW, func(p llama.EpochProgress) {

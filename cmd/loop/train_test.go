@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/internal/testmodels"
+	"github.com/loopagent/loop/llama"
 )
 
 // trainData is the hand-made chats of testdata/TestTrain: five with tools,
@@ -92,13 +94,15 @@ func TestTrainErrors(t *testing.T) {
 		want string
 	}{
 		{"no output", []string{"-m", base, "--data", trainData}, 2, "no output"},
-		{"context not a multiple of 256", []string{"-m", base, "--data", trainData, "-o", out, "--ctx", "300"}, 2, "multiple of 256"},
+		{"window too small", []string{"-m", base, "--data", trainData, "-o", out, "--ctx", "8"}, 2, "16 or more"},
+		{"window beyond the longest", []string{"-m", base, "--data", trainData, "-o", out, "--ctx", "40000"}, 1, "longer than 32768"},
 		{"negative learning rate", []string{"-m", base, "--data", trainData, "-o", out, "--lr", "-1"}, 2, "--lr"},
 		{"output over the base", []string{"-m", base, "--data", trainData, "-o", base}, 2, "is the base model"},
 		{"empty data", []string{"-m", base, "--data", write("empty.jsonl", "\n\n"), "-o", out}, 1, "no chats"},
 		{"bad JSON names the line", []string{"-m", base, "--data", write("bad.jsonl", short+"\n{oops\n"), "-o", out}, 1, "bad.jsonl:2:"},
 		{"chat longer than the window names the line", []string{"-m", base, "--data", write("long.jsonl", short+"\n\n"+long+"\n"), "-o", out, "--ctx", "512"}, 1, "long.jsonl:3: the chat is"},
-		{"quantized base", []string{"-m", testmodels.Path(t, testmodels.TinyLlama3Q8), "--data", trainData, "-o", filepath.Join(dir, "q.gguf")}, 1, "output.weight is q8_0"},
+		{"not qwen2", []string{"-m", testmodels.Path(t, testmodels.TinyLlama3Q8), "--data", trainData, "-o", filepath.Join(dir, "q.gguf")}, 1, "architecture llama: the training graph is qwen2's only"},
+		{"F16 base", []string{"-m", testmodels.Path(t, testmodels.TinyQwen3F16), "--data", trainData, "-o", filepath.Join(dir, "h.gguf")}, 1, "is f16: the training graph trains F32 weights only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,5 +128,47 @@ func TestTrainInterrupted(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
 		t.Errorf("interrupted loop train left %d files", len(entries))
+	}
+}
+
+// TestTrainTargets renders the first chat of the training data with the
+// base's template and checks the tokens marked for training: two runs, the
+// tool call and the answer, each ending with <|im_end|>, none reaching into
+// a prompt.
+func TestTrainTargets(t *testing.T) {
+	base := testmodels.Path(t, testmodels.TrainQwen25F32)
+	m, err := llama.LoadModel(context.Background(), base, llama.ModelParams{VocabOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	chats, err := readTrainData(trainData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := renderChats(m, trainData, chats[:1], 1024, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	var cur strings.Builder
+	for i, tok := range docs[0].tokens {
+		if docs[0].targets[i] {
+			p, _ := m.TokenPiece(tok, true)
+			cur.WriteString(p)
+		} else if cur.Len() > 0 {
+			runs = append(runs, cur.String())
+			cur.Reset()
+		}
+	}
+	if cur.Len() > 0 {
+		runs = append(runs, cur.String())
+	}
+	want := []string{
+		"<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"main.go\"}}\n</tool_call><|im_end|>",
+		"It prints hello.<|im_end|>",
+	}
+	if diff := cmp.Diff(want, runs); diff != "" {
+		t.Errorf("trained text (-want +got):\n%s", diff)
 	}
 }

@@ -1,0 +1,664 @@
+// graph.cpp: loop's own training graph of the qwen2 architecture (graph.h).
+//
+// llama.cpp's graphs write K and V into the KV cache with ggml_set_rows,
+// which has no backward pass, so llama_opt_epoch cannot train anything that
+// feeds attention. This graph is the same computation without a cache: K and
+// V are used where they are made, every op has a backward pass in
+// ggml_compute_backward, and ggml-opt trains every weight.
+#include "graph.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml-opt.h"
+#include "ggml.h"
+#include "gguf.h"
+
+namespace {
+
+void set_err(char *err, size_t n, const std::string &msg) {
+    if (n == 0) return;
+    size_t k = msg.size() < n - 1 ? msg.size() : n - 1;
+    memcpy(err, msg.data(), k);
+    err[k] = 0;
+}
+
+struct layer {
+    ggml_tensor *attn_norm, *wq, *bq, *wk, *bk, *wv, *bv, *wo, *bo;
+    ggml_tensor *ffn_norm, *gate, *up, *down;
+};
+
+} // namespace
+
+struct loop_gt {
+    loop_gt_hparams hp{};
+    std::string path;
+    ggml_backend_t backend = nullptr;
+    ggml_context *wctx = nullptr;           // the weights' metadata
+    ggml_backend_buffer_t wbuf = nullptr;   // the weights' data
+    std::vector<ggml_tensor *> weights;     // every tensor of the file, in file order
+    ggml_tensor *tok_embd = nullptr, *out_norm = nullptr, *output = nullptr;
+    std::vector<layer> layers;
+    ggml_backend_sched_t sched = nullptr;
+    // AdamW state: the moments of each weight and the step's parameters.
+    ggml_context *octx = nullptr;
+    ggml_backend_buffer_t obuf = nullptr;
+    std::vector<ggml_tensor *> m, v;
+    ggml_tensor *adamw = nullptr;
+    ggml_opt_optimizer_params pars{};
+    int64_t iter = 0;
+};
+
+namespace {
+
+// meta_int reads an integer key of any integer type; def when absent.
+bool meta_int(gguf_context *g, const std::string &key, int64_t def, int64_t *v, std::string *why) {
+    int64_t id = gguf_find_key(g, key.c_str());
+    if (id < 0) {
+        if (def < 0) {
+            *why = "no " + key + " in the metadata";
+            return false;
+        }
+        *v = def;
+        return true;
+    }
+    switch (gguf_get_kv_type(g, id)) {
+    case GGUF_TYPE_UINT32: *v = gguf_get_val_u32(g, id); return true;
+    case GGUF_TYPE_INT32: *v = gguf_get_val_i32(g, id); return true;
+    case GGUF_TYPE_UINT64: *v = (int64_t) gguf_get_val_u64(g, id); return true;
+    case GGUF_TYPE_INT64: *v = gguf_get_val_i64(g, id); return true;
+    default: *why = key + " is not an integer"; return false;
+    }
+}
+
+bool meta_float(gguf_context *g, const std::string &key, float def, float *v, std::string *why) {
+    int64_t id = gguf_find_key(g, key.c_str());
+    if (id < 0) {
+        if (std::isnan(def)) {
+            *why = "no " + key + " in the metadata";
+            return false;
+        }
+        *v = def;
+        return true;
+    }
+    if (gguf_get_kv_type(g, id) != GGUF_TYPE_FLOAT32) {
+        *why = key + " is not a float32";
+        return false;
+    }
+    *v = gguf_get_val_f32(g, id);
+    return true;
+}
+
+bool read_hparams(gguf_context *g, loop_gt_hparams *hp, std::string *why) {
+    int64_t id = gguf_find_key(g, "general.architecture");
+    if (id < 0 || gguf_get_kv_type(g, id) != GGUF_TYPE_STRING) {
+        *why = "no general.architecture";
+        return false;
+    }
+    std::string arch = gguf_get_val_str(g, id);
+    if (arch != "qwen2") {
+        *why = "architecture " + arch + ": the training graph is qwen2's only";
+        return false;
+    }
+    int64_t embd, nl, nh, nkv, ff, ctx, rot;
+    if (!meta_int(g, "qwen2.embedding_length", -1, &embd, why) || !meta_int(g, "qwen2.block_count", -1, &nl, why) ||
+        !meta_int(g, "qwen2.attention.head_count", -1, &nh, why) ||
+        !meta_int(g, "qwen2.attention.head_count_kv", nh, &nkv, why) ||
+        !meta_int(g, "qwen2.feed_forward_length", -1, &ff, why) ||
+        !meta_int(g, "qwen2.context_length", -1, &ctx, why) ||
+        !meta_float(g, "qwen2.attention.layer_norm_rms_epsilon", NAN, &hp->eps, why) ||
+        !meta_float(g, "qwen2.rope.freq_base", 10000.0f, &hp->freq_base, why)) {
+        return false;
+    }
+    const int64_t lim = 1 << 24;
+    if (embd < 1 || embd > lim || nl < 1 || nl > 4096 || nh < 1 || nh > 4096 || nkv < 1 || nkv > nh || nh % nkv != 0 ||
+        embd % nh != 0 || ff < 1 || ff > lim || ctx < 1 || ctx > lim || !(hp->eps > 0) || !(hp->freq_base > 0)) {
+        *why = "hyper-parameters out of range";
+        return false;
+    }
+    if (!meta_int(g, "qwen2.rope.dimension_count", embd / nh, &rot, why)) return false;
+    if (rot != embd / nh) {
+        *why = "rope.dimension_count differs from the head size";
+        return false;
+    }
+    hp->n_embd = (int32_t) embd, hp->n_layer = (int32_t) nl, hp->n_head = (int32_t) nh;
+    hp->n_head_kv = (int32_t) nkv, hp->n_ff = (int32_t) ff, hp->n_ctx_train = (int32_t) ctx;
+    return true;
+}
+
+// find returns the named weight, checking its shape; NULL with why when it
+// is missing (and required) or misshapen.
+ggml_tensor *find(loop_gt *g, const std::string &name, int64_t ne0, int64_t ne1, bool required, std::string *why) {
+    ggml_tensor *t = ggml_get_tensor(g->wctx, name.c_str());
+    if (t == nullptr) {
+        if (required) *why = "no tensor " + name;
+        return nullptr;
+    }
+    if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != 1 || t->ne[3] != 1) {
+        *why = "tensor " + name + " has the wrong shape";
+        return nullptr;
+    }
+    return t;
+}
+
+bool bind(loop_gt *g, std::string *why) {
+    const auto &hp = g->hp;
+    const int64_t e = hp.n_embd, d = e / hp.n_head, ekv = d * hp.n_head_kv, v = hp.n_vocab;
+    if (!(g->tok_embd = find(g, "token_embd.weight", e, v, true, why))) return false;
+    if (!(g->out_norm = find(g, "output_norm.weight", e, 1, true, why))) return false;
+    g->output = find(g, "output.weight", e, v, false, why);
+    if (!why->empty()) return false;
+    g->hp.tied = g->output == nullptr;
+    g->layers.resize(hp.n_layer);
+    for (int il = 0; il < hp.n_layer; il++) {
+        std::string p = "blk." + std::to_string(il) + ".";
+        layer &l = g->layers[il];
+        l.attn_norm = find(g, p + "attn_norm.weight", e, 1, true, why);
+        l.wq = find(g, p + "attn_q.weight", e, e, true, why);
+        l.bq = find(g, p + "attn_q.bias", e, 1, false, why);
+        l.wk = find(g, p + "attn_k.weight", e, ekv, true, why);
+        l.bk = find(g, p + "attn_k.bias", ekv, 1, false, why);
+        l.wv = find(g, p + "attn_v.weight", e, ekv, true, why);
+        l.bv = find(g, p + "attn_v.bias", ekv, 1, false, why);
+        l.wo = find(g, p + "attn_output.weight", e, e, true, why);
+        l.bo = find(g, p + "attn_output.bias", e, 1, false, why);
+        l.ffn_norm = find(g, p + "ffn_norm.weight", e, 1, true, why);
+        l.gate = find(g, p + "ffn_gate.weight", e, hp.n_ff, true, why);
+        l.up = find(g, p + "ffn_up.weight", e, hp.n_ff, true, why);
+        l.down = find(g, p + "ffn_down.weight", hp.n_ff, e, true, why);
+        if (!why->empty()) return false;
+    }
+    return true;
+}
+
+// load_tensors makes every tensor of the file in a CPU buffer and reads its
+// data from the file.
+bool load_tensors(loop_gt *g, gguf_context *gg, ggml_context *meta, std::string *why) {
+    const int64_t nt = gguf_get_n_tensors(gg);
+    ggml_init_params ip = {(size_t) (nt + 1) * ggml_tensor_overhead(), nullptr, true};
+    g->wctx = ggml_init(ip);
+    if (!g->wctx) {
+        *why = "out of memory";
+        return false;
+    }
+    for (int64_t i = 0; i < nt; i++) {
+        const char *name = gguf_get_tensor_name(gg, i);
+        ggml_tensor *src = ggml_get_tensor(meta, name);
+        if (gguf_get_tensor_type(gg, i) != GGML_TYPE_F32 || src == nullptr) {
+            *why = std::string("tensor ") + name + " is " + ggml_type_name(gguf_get_tensor_type(gg, i)) +
+                   ": the training graph trains F32 weights only (convert the base model to F32)";
+            return false;
+        }
+        ggml_tensor *t = ggml_dup_tensor(g->wctx, src);
+        ggml_set_name(t, name);
+        g->weights.push_back(t);
+    }
+    g->wbuf = ggml_backend_alloc_ctx_tensors(g->wctx, g->backend);
+    if (!g->wbuf) {
+        *why = "out of memory for the weights";
+        return false;
+    }
+    FILE *f = fopen(g->path.c_str(), "rb");
+    if (!f) {
+        *why = "cannot open the file";
+        return false;
+    }
+    bool ok = true;
+    for (int64_t i = 0; ok && i < nt; i++) {
+        ggml_tensor *t = g->weights[i];
+        size_t off = gguf_get_data_offset(gg) + gguf_get_tensor_offset(gg, i);
+        ok = fseek(f, (long) off, SEEK_SET) == 0 && fread(t->data, 1, ggml_nbytes(t), f) == ggml_nbytes(t);
+        if (!ok) *why = std::string("cannot read the data of ") + t->name + " (truncated file?)";
+    }
+    fclose(f);
+    return ok;
+}
+
+// build_forward returns the logits [n_vocab, n] of tokens at positions.
+ggml_tensor *build_forward(loop_gt *g, ggml_context *ctx, ggml_tensor *tokens, ggml_tensor *pos, int n) {
+    const auto &hp = g->hp;
+    const int d = hp.n_embd / hp.n_head;
+    const float kq_scale = 1.0f / sqrtf((float) d);
+    ggml_tensor *x = ggml_get_rows(ctx, g->tok_embd, tokens); // [n_embd, n]
+    auto lin = [&](ggml_tensor *w, ggml_tensor *b, ggml_tensor *h) {
+        ggml_tensor *y = ggml_mul_mat(ctx, w, h);
+        return b ? ggml_add(ctx, y, b) : y;
+    };
+    auto rope = [&](ggml_tensor *t) {
+        return ggml_rope_ext(ctx, t, pos, nullptr, d, GGML_ROPE_TYPE_NEOX, hp.n_ctx_train, hp.freq_base, 1.0f, 0.0f,
+                             1.0f, 32.0f, 1.0f);
+    };
+    for (const layer &l : g->layers) {
+        ggml_tensor *h = ggml_mul(ctx, ggml_rms_norm(ctx, x, hp.eps), l.attn_norm);
+        ggml_tensor *q = rope(ggml_reshape_3d(ctx, lin(l.wq, l.bq, h), d, hp.n_head, n));
+        ggml_tensor *k = rope(ggml_reshape_3d(ctx, lin(l.wk, l.bk, h), d, hp.n_head_kv, n));
+        ggml_tensor *v = ggml_reshape_3d(ctx, lin(l.wv, l.bv, h), d, hp.n_head_kv, n);
+        q = ggml_cont(ctx, ggml_permute(ctx, q, 0, 2, 1, 3)); // [d, n, n_head]
+        k = ggml_cont(ctx, ggml_permute(ctx, k, 0, 2, 1, 3)); // [d, n, n_head_kv]
+        v = ggml_cont(ctx, ggml_permute(ctx, v, 1, 2, 0, 3)); // [n, d, n_head_kv]
+        // GQA by mul_mat's broadcasting: query head i reads K/V head
+        // i / (n_head/n_head_kv), as llama.cpp's graph does.
+        ggml_tensor *kq = ggml_mul_mat(ctx, k, q); // [n_k, n_q, n_head]
+        kq = ggml_soft_max(ctx, ggml_diag_mask_inf(ctx, ggml_scale(ctx, kq, kq_scale), 0));
+        ggml_tensor *kqv = ggml_mul_mat(ctx, v, kq); // [d, n, n_head]
+        kqv = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), hp.n_embd, n);
+        x = ggml_add(ctx, x, lin(l.wo, l.bo, kqv));
+        h = ggml_mul(ctx, ggml_rms_norm(ctx, x, hp.eps), l.ffn_norm);
+        ggml_tensor *ffn = ggml_mul(ctx, ggml_silu(ctx, ggml_mul_mat(ctx, l.gate, h)), ggml_mul_mat(ctx, l.up, h));
+        x = ggml_add(ctx, x, ggml_mul_mat(ctx, l.down, ffn));
+    }
+    x = ggml_mul(ctx, ggml_rms_norm(ctx, x, hp.eps), g->out_norm);
+    return ggml_mul_mat(ctx, g->hp.tied ? g->tok_embd : g->output, x);
+}
+
+// graph is one window's compute context and forward graph.
+struct graph {
+    ggml_context *ctx = nullptr;
+    ggml_cgraph *gf = nullptr;
+    ggml_tensor *tokens = nullptr, *pos = nullptr, *logits = nullptr;
+    ~graph() { ggml_free(ctx); }
+};
+
+size_t graph_size(const loop_gt *g) { return 2048 + 256 * (size_t) g->hp.n_layer; }
+
+bool build(loop_gt *g, graph *gr, int n, std::string *why) {
+    const size_t size = graph_size(g);
+    ggml_init_params ip = {4 * size * ggml_tensor_overhead() + 2 * ggml_graph_overhead_custom(size, true), nullptr,
+                           true};
+    gr->ctx = ggml_init(ip);
+    if (!gr->ctx) {
+        *why = "out of memory for the graph";
+        return false;
+    }
+    gr->tokens = ggml_new_tensor_1d(gr->ctx, GGML_TYPE_I32, n);
+    ggml_set_name(gr->tokens, "tokens");
+    ggml_set_input(gr->tokens);
+    gr->pos = ggml_new_tensor_1d(gr->ctx, GGML_TYPE_I32, n);
+    ggml_set_name(gr->pos, "pos");
+    ggml_set_input(gr->pos);
+    gr->logits = build_forward(g, gr->ctx, gr->tokens, gr->pos, n);
+    ggml_set_name(gr->logits, "logits");
+    ggml_set_output(gr->logits);
+    gr->gf = ggml_new_graph_custom(gr->ctx, size, false);
+    ggml_build_forward_expand(gr->gf, gr->logits);
+    return true;
+}
+
+void set_inputs(graph *gr, const int32_t *tokens, int n) {
+    std::vector<int32_t> pos(n);
+    for (int i = 0; i < n; i++) pos[i] = i;
+    ggml_backend_tensor_set(gr->tokens, tokens, 0, sizeof(int32_t) * n);
+    ggml_backend_tensor_set(gr->pos, pos.data(), 0, sizeof(int32_t) * n);
+}
+
+
+// step is one window's loss graph: the forward graph, the labels and the
+// cross-entropy, and for training the backward pass and an AdamW step of
+// every weight.
+struct step {
+    graph gr;
+    ggml_tensor *labels = nullptr, *loss = nullptr;
+    ggml_cgraph *gb = nullptr; // the graph to compute: gr.gf, or the backward and optimizer graph
+};
+
+bool build_step(loop_gt *g, step *st, int n, bool backward, std::string *why) {
+    if (!build(g, &st->gr, n, why)) return false;
+    ggml_context *ctx = st->gr.ctx;
+    st->labels = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, g->hp.n_vocab, n);
+    ggml_set_name(st->labels, "labels");
+    ggml_set_input(st->labels);
+    st->loss = ggml_cross_entropy_loss(ctx, st->gr.logits, st->labels);
+    ggml_set_name(st->loss, "loss");
+    ggml_set_output(st->loss);
+    ggml_build_forward_expand(st->gr.gf, st->loss);
+    st->gb = st->gr.gf;
+    if (!backward) return true;
+    ggml_set_loss(st->loss);
+    st->gb = ggml_graph_dup(ctx, st->gr.gf, true);
+    ggml_build_backward_expand(ctx, st->gb, nullptr);
+    // ggml-alloc lets RMS_NORM_BACK reuse the memory of its first source,
+    // the incoming gradient, but the CPU kernel writes x into the
+    // destination before it reads that gradient: in place, every gradient
+    // below a norm is wrong (the loss climbs). Marking those sources as
+    // outputs keeps ggml-alloc from reusing them. TestTrainerGradients
+    // catches a regression.
+    for (int i = 0; i < ggml_graph_n_nodes(st->gb); i++) {
+        ggml_tensor *t = ggml_graph_node(st->gb, i);
+        if (t->op == GGML_OP_RMS_NORM_BACK) ggml_set_output(t->src[0]);
+    }
+    return true;
+}
+
+// run_step allocates and computes st with the labels of the masked
+// positions, and returns the loss (the mean over all n rows).
+bool run_step(loop_gt *g, step *st, const int32_t *tokens, const int32_t *labels, const uint8_t *mask, int n,
+              float *loss, std::string *why) {
+    ggml_backend_sched_reset(g->sched);
+    if (!ggml_backend_sched_alloc_graph(g->sched, st->gb)) {
+        *why = "cannot allocate the training graph (out of memory?)";
+        return false;
+    }
+    if (st->gb != st->gr.gf) {
+        const float one = 1.0f; // d loss / d loss
+        ggml_tensor *acc = ggml_graph_get_grad_acc(st->gb, st->loss);
+        ggml_backend_tensor_set(acc, &one, 0, sizeof(one));
+    }
+    set_inputs(&st->gr, tokens, n);
+    ggml_tensor *lab = st->labels;
+    ggml_backend_tensor_memset(lab, 0, 0, ggml_nbytes(lab));
+    const float one = 1.0f;
+    for (int i = 0; i < n; i++) {
+        if (mask[i]) ggml_backend_tensor_set(lab, &one, ((size_t) i * lab->ne[0] + labels[i]) * sizeof(float), sizeof(float));
+    }
+    if (ggml_backend_sched_graph_compute(g->sched, st->gb) != GGML_STATUS_SUCCESS) {
+        *why = "the training graph failed";
+        return false;
+    }
+    ggml_backend_tensor_get(st->loss, loss, 0, sizeof(float));
+    return true;
+}
+
+} // namespace
+
+extern "C" {
+
+void loop_gt_free(struct loop_gt *g) {
+    if (!g) return;
+    if (g->obuf) ggml_backend_buffer_free(g->obuf);
+    ggml_free(g->octx);
+    if (g->sched) ggml_backend_sched_free(g->sched);
+    if (g->wbuf) ggml_backend_buffer_free(g->wbuf);
+    ggml_free(g->wctx);
+    if (g->backend) ggml_backend_free(g->backend);
+    delete g;
+}
+
+void loop_gt_set_threads(struct loop_gt *g, int32_t threads) { ggml_backend_cpu_set_n_threads(g->backend, threads); }
+
+struct loop_gt *loop_gt_open(const char *path, int32_t threads, struct loop_gt_hparams *hp, int32_t *code,
+                             char *err, size_t n) {
+    set_err(err, n, "");
+    *code = LOOP_GT_OK;
+    ggml_context *meta = nullptr;
+    gguf_init_params gp = {true, &meta};
+    gguf_context *gg = gguf_init_from_file(path, gp);
+    if (!gg) {
+        *code = LOOP_GT_NOT_GGUF;
+        set_err(err, n, "cannot read the GGUF header");
+        return nullptr;
+    }
+    loop_gt *g = nullptr;
+    std::string why;
+    try {
+        g = new loop_gt;
+        g->path = path;
+        int32_t cls = LOOP_GT_INVALID;
+        bool ok = read_hparams(gg, &g->hp, &why);
+        if (ok) {
+            ggml_tensor *te = ggml_get_tensor(meta, "token_embd.weight");
+            ok = te && te->ne[1] > 0 && te->ne[1] < (1 << 24);
+            if (!ok) why = "no usable token_embd.weight";
+            else g->hp.n_vocab = (int32_t) te->ne[1];
+        }
+        if (ok) {
+            cls = LOOP_GT_INTERNAL;
+            g->backend = ggml_backend_cpu_init();
+            ok = g->backend != nullptr;
+            if (!ok) why = "cannot start the CPU backend";
+        }
+        if (ok) {
+            ggml_backend_cpu_set_n_threads(g->backend, threads);
+            ok = load_tensors(g, gg, meta, &why);
+            if (!ok && why.find("F32") != std::string::npos) cls = LOOP_GT_INVALID;
+        }
+        if (ok) {
+            ok = bind(g, &why);
+            if (!ok) cls = LOOP_GT_INVALID;
+        }
+        if (ok) {
+            ggml_backend_buffer_type_t buft = ggml_backend_get_default_buffer_type(g->backend);
+            g->sched = ggml_backend_sched_new(&g->backend, &buft, 1, graph_size(g) * 4, false, false);
+            ok = g->sched != nullptr;
+            if (!ok) {
+                why = "cannot make the scheduler";
+                cls = LOOP_GT_INTERNAL;
+            }
+        }
+        if (!ok) {
+            *code = cls;
+            set_err(err, n, why);
+            loop_gt_free(g);
+            g = nullptr;
+        } else {
+            *hp = g->hp;
+        }
+    } catch (const std::exception &e) {
+        *code = LOOP_GT_INTERNAL;
+        set_err(err, n, e.what());
+        loop_gt_free(g);
+        g = nullptr;
+    }
+    gguf_free(gg);
+    ggml_free(meta);
+    return g;
+}
+
+bool loop_gt_logits(struct loop_gt *g, const int32_t *tokens, int32_t n, float *out, char *err, size_t n_err) {
+    set_err(err, n_err, "");
+    try {
+        graph gr;
+        std::string why;
+        if (!build(g, &gr, n, &why)) {
+            set_err(err, n_err, why);
+            return false;
+        }
+        ggml_backend_sched_reset(g->sched);
+        if (!ggml_backend_sched_alloc_graph(g->sched, gr.gf)) {
+            set_err(err, n_err, "cannot allocate the forward graph");
+            return false;
+        }
+        set_inputs(&gr, tokens, n);
+        if (ggml_backend_sched_graph_compute(g->sched, gr.gf) != GGML_STATUS_SUCCESS) {
+            set_err(err, n_err, "the forward graph failed");
+            return false;
+        }
+        ggml_backend_tensor_get(gr.logits, out, 0, ggml_nbytes(gr.logits));
+        ggml_backend_sched_reset(g->sched);
+        return true;
+    } catch (const std::exception &e) {
+        set_err(err, n_err, e.what());
+    }
+    return false;
+}
+
+bool loop_gt_opt_init(struct loop_gt *g, float lr, float wd, char *err, size_t n) {
+    set_err(err, n, "");
+    if (g->octx) return true;
+    try {
+        g->pars = ggml_opt_get_default_optimizer_params(nullptr);
+        g->pars.adamw.alpha = lr;
+        g->pars.adamw.wd = wd;
+        ggml_init_params ip = {(2 * g->weights.size() + 1) * ggml_tensor_overhead(), nullptr, true};
+        g->octx = ggml_init(ip);
+        if (!g->octx) {
+            set_err(err, n, "out of memory");
+            return false;
+        }
+        for (ggml_tensor *t : g->weights) {
+            g->m.push_back(ggml_dup_tensor(g->octx, t));
+            g->v.push_back(ggml_dup_tensor(g->octx, t));
+        }
+        g->adamw = ggml_new_tensor_1d(g->octx, GGML_TYPE_F32, 7);
+        g->obuf = ggml_backend_alloc_ctx_tensors(g->octx, g->backend);
+        if (!g->obuf) {
+            set_err(err, n, "out of memory for the optimizer state");
+            return false;
+        }
+        ggml_backend_buffer_clear(g->obuf, 0);
+        for (ggml_tensor *t : g->weights) ggml_set_param(t);
+        return true;
+    } catch (const std::exception &e) {
+        set_err(err, n, e.what());
+    }
+    return false;
+}
+
+// add_adamw adds an AdamW step of every weight to st's backward graph, with
+// the parameters ggml_opt_eval would give step g->iter+1.
+static void add_adamw(loop_gt *g, step *st) {
+    const auto &p = g->pars.adamw;
+    const int64_t it = g->iter + 1;
+    float pars[7] = {p.alpha, p.beta1, p.beta2, p.eps, p.wd, 1.0f / (1.0f - powf(p.beta1, (float) it)),
+                     1.0f / (1.0f - powf(p.beta2, (float) it))};
+    ggml_backend_tensor_set(g->adamw, pars, 0, sizeof(pars));
+    for (size_t i = 0; i < g->weights.size(); i++) {
+        ggml_tensor *grad = ggml_graph_get_grad(st->gb, g->weights[i]);
+        if (!grad) continue; // a weight the window does not reach
+        ggml_build_forward_expand(st->gb, ggml_opt_step_adamw(st->gr.ctx, g->weights[i], grad, g->m[i], g->v[i], g->adamw));
+    }
+}
+
+bool loop_gt_window(struct loop_gt *g, const int32_t *tokens, const int32_t *labels, const uint8_t *mask,
+                    int32_t n, bool train, double *loss, char *err, size_t n_err) {
+    set_err(err, n_err, "");
+    *loss = 0;
+    int n_masked = 0;
+    for (int i = 0; i < n; i++) n_masked += mask[i] != 0;
+    if (n_masked == 0) return true;
+    if (!g->octx) {
+        set_err(err, n_err, "no optimizer");
+        return false;
+    }
+    try {
+        step st;
+        std::string why;
+        float l = 0;
+        if (!build_step(g, &st, n, train, &why)) {
+            set_err(err, n_err, why);
+            return false;
+        }
+        if (train) add_adamw(g, &st);
+        bool ok = run_step(g, &st, tokens, labels, mask, n, &l, &why);
+        ggml_backend_sched_reset(g->sched);
+        if (!ok) {
+            set_err(err, n_err, why);
+            return false;
+        }
+        if (train) g->iter++;
+        // ggml_cross_entropy_loss is the mean over all n rows, and a zero
+        // label row adds nothing: rescale to the mean over masked rows.
+        *loss = (double) l * n / n_masked;
+        return true;
+    } catch (const std::exception &e) {
+        set_err(err, n_err, e.what());
+    }
+    return false;
+}
+
+bool loop_gt_grad_check(struct loop_gt *g, const int32_t *tokens, const int32_t *labels, int32_t n,
+                        const char *name, double h, double *norm, double *directional, char *err, size_t n_err) {
+    set_err(err, n_err, "");
+    ggml_tensor *w = ggml_get_tensor(g->wctx, name);
+    if (!w || !g->octx) {
+        set_err(err, n_err, w ? "no optimizer" : "no such tensor");
+        return false;
+    }
+    try {
+        std::vector<uint8_t> mask(n, 1);
+        std::vector<float> grad(ggml_nelements(w));
+        std::string why;
+        float l;
+        {
+            step st;
+            bool ok = build_step(g, &st, n, true, &why);
+            ggml_tensor *gw = ok ? ggml_graph_get_grad(st.gb, w) : nullptr;
+            if (gw) ggml_set_output(gw);
+            ok = ok && gw && run_step(g, &st, tokens, labels, mask.data(), n, &l, &why);
+            if (ok) ggml_backend_tensor_get(gw, grad.data(), 0, ggml_nbytes(w));
+            ggml_backend_sched_reset(g->sched);
+            if (!ok) {
+                set_err(err, n_err, why.empty() ? "no gradient" : why);
+                return false;
+            }
+        }
+        double nn = 0;
+        for (float x : grad) nn += (double) x * x;
+        *norm = sqrt(nn);
+        float *wd = (float *) w->data;
+        std::vector<float> w0(wd, wd + grad.size());
+        float lp[2];
+        for (int s = 0; s < 2; s++) {
+            const double sign = s == 0 ? 1 : -1;
+            for (size_t i = 0; i < grad.size(); i++) wd[i] = (float) (w0[i] + sign * h * grad[i] / *norm);
+            step st;
+            bool ok = build_step(g, &st, n, false, &why) && run_step(g, &st, tokens, labels, mask.data(), n, &lp[s], &why);
+            ggml_backend_sched_reset(g->sched);
+            if (!ok) break;
+        }
+        memcpy(wd, w0.data(), ggml_nbytes(w));
+        if (!why.empty()) {
+            set_err(err, n_err, why);
+            return false;
+        }
+        *directional = ((double) lp[0] - lp[1]) / (2 * h);
+        return true;
+    } catch (const std::exception &e) {
+        set_err(err, n_err, e.what());
+    }
+    return false;
+}
+
+bool loop_gt_write(struct loop_gt *g, const char *path, char *err, size_t n) {
+    set_err(err, n, "");
+    gguf_init_params gp = {true, nullptr};
+    gguf_context *gg = gguf_init_from_file(path, gp);
+    if (!gg) {
+        set_err(err, n, "the copy of the base file does not read as GGUF");
+        return false;
+    }
+    std::string why;
+    FILE *f = fopen(path, "r+b");
+    if (!f) why = "cannot open the copy for writing";
+    for (size_t i = 0; f && why.empty() && i < g->weights.size(); i++) {
+        ggml_tensor *t = g->weights[i];
+        int64_t id = gguf_find_tensor(gg, t->name);
+        if (id < 0 || gguf_get_tensor_type(gg, id) != t->type || gguf_get_tensor_size(gg, id) != ggml_nbytes(t)) {
+            why = std::string("tensor ") + t->name + " differs in the copy";
+            break;
+        }
+        long off = (long) (gguf_get_data_offset(gg) + gguf_get_tensor_offset(gg, id));
+        if (fseek(f, off, SEEK_SET) != 0 || fwrite(t->data, 1, ggml_nbytes(t), f) != ggml_nbytes(t)) {
+            why = std::string("cannot write ") + t->name;
+        }
+    }
+    if (f && why.empty() && fflush(f) != 0) why = "cannot flush the file";
+    // read back
+    std::vector<char> buf;
+    for (size_t i = 0; f && why.empty() && i < g->weights.size(); i++) {
+        ggml_tensor *t = g->weights[i];
+        int64_t id = gguf_find_tensor(gg, t->name);
+        buf.resize(ggml_nbytes(t));
+        long off = (long) (gguf_get_data_offset(gg) + gguf_get_tensor_offset(gg, id));
+        if (fseek(f, off, SEEK_SET) != 0 || fread(buf.data(), 1, buf.size(), f) != buf.size() ||
+            memcmp(buf.data(), t->data, buf.size()) != 0) {
+            why = std::string("tensor ") + t->name + " does not read back as written";
+        }
+    }
+    if (f && fclose(f) != 0 && why.empty()) why = "cannot close the file";
+    gguf_free(gg);
+    if (!why.empty()) {
+        set_err(err, n, why);
+        return false;
+    }
+    return true;
+}
+
+} // extern "C"
+
