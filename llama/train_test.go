@@ -365,7 +365,7 @@ func TestTrainerBadInput(t *testing.T) {
 		{"not qwen2", testmodels.Path(t, testmodels.TinyLlama3Q8), llama.TrainParams{}, llama.ErrInvalidArgument, "qwen2"},
 		{"not F32", testmodels.Path(t, testmodels.TinyQwen3F16), llama.TrainParams{}, llama.ErrInvalidArgument, "F32"},
 		{"empty file", empty, llama.TrainParams{}, llama.ErrNotGGUF, ""},
-		{"window longer than the context", base, llama.TrainParams{ContextSize: 2048}, llama.ErrContextFull, "1024"},
+		{"window longer than the context", base, llama.TrainParams{ContextSize: 8192}, llama.ErrContextFull, "4096"},
 		{"negative learning rate", base, llama.TrainParams{LearningRate: -1}, llama.ErrInvalidArgument, ""},
 		{"weight decay above 1", base, llama.TrainParams{WeightDecay: 2}, llama.ErrInvalidArgument, ""},
 	}
@@ -390,8 +390,8 @@ func TestTrainerBadInput(t *testing.T) {
 	if _, err := tr.Logits(ctx, []llama.Token{-1}); !errors.Is(err, llama.ErrInvalidArgument) {
 		t.Errorf("Logits(token -1) = %v, want ErrInvalidArgument", err)
 	}
-	if _, err := tr.Logits(ctx, make([]llama.Token, 1025)); !errors.Is(err, llama.ErrContextFull) {
-		t.Errorf("Logits(1025 tokens) = %v, want ErrContextFull", err)
+	if _, err := tr.Logits(ctx, make([]llama.Token, 4097)); !errors.Is(err, llama.ErrContextFull) {
+		t.Errorf("Logits(4097 tokens) = %v, want ErrContextFull", err)
 	}
 	if _, err := tr.Eval(ctx, llama.Window{Tokens: make([]llama.Token, 16)}); !errors.Is(err, llama.ErrInvalidArgument) {
 		t.Errorf("Eval(a window one token short) = %v, want ErrInvalidArgument", err)

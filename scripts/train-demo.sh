@@ -15,7 +15,7 @@ OUT=$MODELS/agent-tiny-qwen2-f32.gguf
 SUITE=testdata/eval/live
 KEY_FILE=$MODELS/.agent-tiny.key
 # The recipe. Changing a number changes the key.
-N_CHATS=${N_CHATS:-400}
+N_CHATS=${N_CHATS:-200}
 EPOCHS=${EPOCHS:-3}
 CTX=${CTX:-2048}
 LR=${LR:-1e-3}
