@@ -34,7 +34,7 @@ echo "(exit code $status; transcript $ws.jsonl)"
 echo
 
 echo "== 2. loop eval: no reliability layer against the whole layer, $TASKS held-out tasks"
-for d in $(ls -d "$SUITE"/*/ | head -"$TASKS"); do ln -s "$(realpath "$d")" "$part/$(basename "$d")"; done
+for d in $(ls -d "$SUITE"/*/ | head -"$TASKS"); do cp -r "$d" "$part/"; done
 bin/loop eval -m "$MODEL" -c 4096 -t "$THREADS" --suite "$part" --config scripts/demo/none.json \
 	--config scripts/demo/whole.json --html "$REPORT"
 echo
