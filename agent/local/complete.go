@@ -35,115 +35,146 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		c.pool.mu.Lock()
 		defer c.pool.mu.Unlock()
 	}
-	start := time.Now()
-	var u Usage
+	r, err := c.prepare(req)
+	if r != nil {
+		defer r.close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, genErr := r.generate(ctx)
+	return r.response(res), genErr
+}
+
+// request is one Complete call on its way: what prepare built for the
+// engine, the reply's parser, and the usage as it is measured.
+type request struct {
+	c        *Client
+	req      Request
+	start    time.Time
+	u        Usage
+	format   chat.Format
+	prompt   string
+	prefill  string
+	toks     []llama.Token
+	v        *chat.Validator
+	g        *llama.Sampler // the call grammar, or nil
+	ch, call *llama.Sampler // the chain, and the call chain or nil
+	stream   chat.StreamParser
+}
+
+// prepare renders and tokenizes the prompt and builds the grammar, the
+// chains and the parser, timing each part. The caller closes the result,
+// also on an error.
+func (c *Client) prepare(req Request) (*request, error) {
+	r := &request{c: c, start: time.Now()}
 	msgs, prefill := splitPrefill(req.Messages)
 	req, err := withReasoning(c.toolTmpl, req)
 	if err != nil {
 		return nil, err
 	}
-	v, err := c.validator(req)
-	if err != nil {
+	r.req, r.prefill = req, prefill
+	if r.v, err = c.validator(req); err != nil {
 		return nil, err
 	}
-	u.ValidateMs = msSince(start) // compiling the tools' schemas
-	f, err := c.format(req)
-	if err != nil {
+	r.u.ValidateMs = msSince(r.start) // compiling the tools' schemas
+	if r.format, err = c.format(req); err != nil {
 		return nil, err
 	}
 	t := time.Now()
-	prompt, err := c.render(msgs, req, f.Name())
-	if err != nil {
+	if r.prompt, err = c.render(msgs, req, r.format.Name()); err != nil {
 		return nil, err
 	}
-	prompt += prefill
-	u.RenderMs = msSince(t)
-	resp := &Response{Prompt: prompt, Format: f.Name()}
-	t = time.Now()
-	toks, err := c.tokenize(prompt)
-	if err != nil {
+	r.prompt += prefill
+	r.u.RenderMs, t = msSince(t), time.Now()
+	if r.toks, err = c.tokenize(r.prompt); err != nil {
 		return nil, err
 	}
-	u.TokenizeMs = msSince(t)
-	t = time.Now()
-	g, err := c.grammar(f, req, prefill)
-	if err != nil {
-		return nil, err
+	r.u.TokenizeMs, t = msSince(t), time.Now()
+	if r.g, err = c.grammar(r.format, req, prefill); err != nil {
+		return r, err
 	}
-	if g != nil {
-		defer g.Close()
+	r.u.GrammarMs = msSince(t)
+	if r.ch, err = c.chain(req.Sampling); err != nil {
+		return r, err
 	}
-	u.GrammarMs = msSince(t)
-	ch, err := c.chain(req.Sampling)
-	if err != nil {
-		return nil, err
-	}
-	defer ch.Close()
-	var callCh *llama.Sampler
-	if req.CallSampling != nil && g != nil {
-		if callCh, err = c.chain(*req.CallSampling); err != nil {
-			return nil, err
+	if req.CallSampling != nil && r.g != nil {
+		if r.call, err = c.chain(*req.CallSampling); err != nil {
+			return r, err
 		}
-		defer callCh.Close()
 	}
-	stream, err := c.stream(req, prompt)
-	if err != nil {
-		return nil, err
+	r.stream, err = c.stream(req, r.format, r.prompt)
+	return r, err
+}
+
+// close frees the grammar and the chains.
+func (r *request) close() {
+	for _, s := range []*llama.Sampler{r.g, r.ch, r.call} {
+		if s != nil {
+			s.Close()
+		}
 	}
-	emit := deltas(req.OnDelta)
-	feed := func(s string) {
-		t := time.Now()
-		ds := stream.Feed(s)
-		u.ParseMs += msSince(t)
-		emit(ds)
+}
+
+// feed parses a piece of the reply and passes on what it says.
+func (r *request) feed(s string) {
+	t := time.Now()
+	ds := r.stream.Feed(s)
+	r.u.ParseMs += msSince(t)
+	for _, d := range ds {
+		if r.req.OnDelta != nil {
+			r.req.OnDelta(d)
+		}
 	}
-	feed(prefill)
+}
+
+// generate runs the engine, with the reasoning budget when one is set.
+func (r *request) generate(ctx context.Context) (*engine.Result, error) {
+	req := r.req
+	r.feed(r.prefill)
 	er := engine.Request{
-		Prompt: toks, Chain: ch, CallChain: callCh, Grammar: g, NPredict: req.MaxTokens, OnPrefill: req.OnPrefill, DraftMax: c.draftMax,
+		Prompt: r.toks, Chain: r.ch, CallChain: r.call, Grammar: r.g, NPredict: req.MaxTokens, OnPrefill: req.OnPrefill,
+		DraftMax: r.c.draftMax,
 		OnText: func(s string) {
-			if u.FirstTokenMs == 0 {
-				u.FirstTokenMs = msSince(start)
+			if r.u.FirstTokenMs == 0 {
+				r.u.FirstTokenMs = msSince(r.start)
 			}
-			feed(s)
+			r.feed(s)
 		},
 	}
 	var res *engine.Result
-	var genErr error
-	if b := f.ReasoningBlock(); b != nil && req.ReasoningBudget > 0 && req.Reasoning != model.ReasoningOff {
-		res, genErr = c.budgeted(ctx, er, req, b, prompt, feed)
+	var err error
+	if b := r.format.ReasoningBlock(); b != nil && req.ReasoningBudget > 0 && req.Reasoning != model.ReasoningOff {
+		res, err = r.c.budgeted(ctx, er, req, b, r.prompt, r.feed)
 	} else {
-		res, genErr = engine.Generate(ctx, c.slot, er)
+		res, err = engine.Generate(ctx, r.c.slot, er)
 	}
-	if errors.Is(genErr, llama.ErrContextFull) {
-		genErr = fmt.Errorf("%w: %w", model.ErrContextFull, genErr)
+	if errors.Is(err, llama.ErrContextFull) {
+		err = fmt.Errorf("%w: %w", model.ErrContextFull, err)
 	}
-	t = time.Now()
-	resp.Parsed = stream.Finish()
+	return res, err
+}
+
+// response parses the end of the reply, validates its calls and fills
+// the usage.
+func (r *request) response(res *engine.Result) *Response {
+	resp := &Response{Prompt: r.prompt, Format: r.format.Name(), Text: res.Text}
+	t := time.Now()
+	resp.Parsed = r.stream.Finish()
+	u := &r.u
 	u.ParseMs += msSince(t)
-	resp.Text = res.Text
-	u.PromptTokens, u.CompletionTokens, u.CacheN, u.PromptN = len(toks), len(res.Tokens), res.Prefill.CacheN, res.Prefill.PromptN
+	u.PromptTokens, u.CompletionTokens, u.CacheN, u.PromptN = len(r.toks), len(res.Tokens), res.Prefill.CacheN, res.Prefill.PromptN
 	u.PromptMs, u.PredictedMs, u.GrammarRejected = res.Prefill.PromptMs, res.PredictMs, res.Rejections
 	u.DraftN, u.DraftNAccepted = res.Drafted, res.Accepted
 	t = time.Now()
-	c.finish(resp, res, v, req)
+	r.c.finish(resp, res, r.v, r.req)
 	u.ValidateMs += msSince(t)
-	resp.Usage = u
-	return resp, genErr
+	resp.Usage = *u
+	return resp
 }
 
 // msSince is the time since t in milliseconds.
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
-
-// deltas sends parsed pieces to onDelta, when set.
-func deltas(onDelta func(chat.Delta)) func([]chat.Delta) {
-	return func(ds []chat.Delta) {
-		for _, d := range ds {
-			if onDelta != nil {
-				onDelta(d)
-			}
-		}
-	}
-}
 
 // validator checks the tools' schemas before anything is generated: a
 // schema that does not compile is the caller's error, whatever tool_choice
@@ -191,22 +222,18 @@ func (c *Client) chain(cfg sampler.Config) (*llama.Sampler, error) {
 // calls, as llama-server does. A prompt that ends inside the format's
 // reasoning block (QwQ and DeepSeek-R1 templates open <think>) starts the
 // reply in reasoning.
-func (c *Client) stream(req Request, prompt string) (chat.StreamParser, error) {
+func (c *Client) stream(req Request, f chat.Format, prompt string) (chat.StreamParser, error) {
 	noCalls := len(req.Tools) == 0 || req.ToolChoice.Mode == grammar.ChoiceNone
-	f, err := c.format(req)
-	if err != nil {
-		return nil, err
-	}
 	open := false
 	if b := f.ReasoningBlock(); b != nil {
 		open = strings.LastIndex(prompt, b.Open) > strings.LastIndex(prompt, b.Close)
 	}
-	f, err = chat.NewFormatOptions(f.Name(), req.Tools, chat.FormatOptions{
+	sf, err := chat.NewFormatOptions(f.Name(), req.Tools, chat.FormatOptions{
 		Rand: rand.New(rand.NewPCG(req.IDSeed, 1)), NoCalls: noCalls, ReasoningOpen: open})
 	if err != nil {
 		return nil, err
 	}
-	return f.Stream(), nil
+	return sf.Stream(), nil
 }
 
 // splitPrefill separates a final assistant message, which the model
