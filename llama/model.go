@@ -50,6 +50,13 @@ type Model struct {
 	closing  bool            // Close has begun: nothing new may be adopted
 	leak     runtime.Cleanup // reports a Model dropped without Close
 	print    *fingerprint    // identifies the weights, for saved states
+
+	// dry are DRY samplers by their settings, never used to sample:
+	// NewDRY clones them, because llama_sampler_init_dry scans the whole
+	// vocabulary for its sequence breakers (about 30 ms on 151k tokens),
+	// and an agent builds a chain on every request.
+	dryMu sync.Mutex
+	dry   map[string]*C.struct_llama_sampler
 }
 
 // closer is a handle that depends on a Model and must go before it.
@@ -201,6 +208,10 @@ func (m *Model) Close() error {
 	m.mu.Lock() // waits for the calls that are using the model
 	defer m.mu.Unlock()
 	m.leak.Stop()
+	for k, s := range m.dry {
+		C.llama_sampler_free(s)
+		delete(m.dry, k)
+	}
 	C.llama_model_free(m.m)
 	m.m = nil
 	m.vocab = nil

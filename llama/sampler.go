@@ -7,6 +7,7 @@ package llama
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -172,29 +173,55 @@ func NewPenalties(lastN int, repeat, freq, present float32) *Sampler {
 		C.llama_sampler_init_penalties(clampInt32(lastN), C.float(repeat), C.float(freq), C.float(present)))
 }
 
-// NewDRY returns the DRY repetition sampler.
+// NewDRY returns the DRY repetition sampler. The sequence breakers are
+// processed once per model and settings (a scan of the vocabulary); later
+// samplers with the same settings are clones of that first one.
 func (m *Model) NewDRY(multiplier, base float32, allowedLength, lastN int, breakers []string) (*Sampler, error) {
 	var s *Sampler
 	err := m.useVocab("dry sampler", func() error {
-		cb := make([]*C.char, len(breakers))
-		for i, b := range breakers {
-			cb[i] = C.CString(b)
-			defer C.free(unsafe.Pointer(cb[i]))
+		key := fmt.Sprintf("%g %g %d %d %q", multiplier, base, allowedLength, lastN, breakers)
+		m.dryMu.Lock()
+		defer m.dryMu.Unlock()
+		proto := m.dry[key]
+		if proto == nil {
+			proto = m.initDRY(multiplier, base, allowedLength, lastN, breakers)
+			if proto == nil {
+				return errors.New("llama.cpp could not make the DRY sampler")
+			}
+			if m.dry == nil {
+				m.dry = map[string]*C.struct_llama_sampler{}
+			}
+			m.dry[key] = proto
 		}
-		var pb **C.char
-		if len(cb) > 0 {
-			pb = (**C.char)(C.malloc(C.size_t(len(cb)) * C.size_t(unsafe.Sizeof(uintptr(0)))))
-			defer C.free(unsafe.Pointer(pb))
-			copy(unsafe.Slice(pb, len(cb)), cb)
+		c := C.llama_sampler_clone(proto)
+		if c == nil {
+			return errors.New("llama.cpp could not clone the DRY sampler")
 		}
-		s = newSampler("dry", kindDRY, stageParams{}, C.llama_sampler_init_dry(m.vocab, C.llama_model_n_ctx_train(m.m), C.float(multiplier),
-			C.float(base), clampInt32(allowedLength), clampInt32(lastN), pb, C.size_t(len(cb))))
+		s = newSampler("dry", kindDRY, stageParams{}, c)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return s, m.adoptSampler(s)
+}
+
+// initDRY makes a DRY sampler, processing its breakers over the
+// vocabulary.
+func (m *Model) initDRY(multiplier, base float32, allowedLength, lastN int, breakers []string) *C.struct_llama_sampler {
+	cb := make([]*C.char, len(breakers))
+	for i, b := range breakers {
+		cb[i] = C.CString(b)
+		defer C.free(unsafe.Pointer(cb[i]))
+	}
+	var pb **C.char
+	if len(cb) > 0 {
+		pb = (**C.char)(C.malloc(C.size_t(len(cb)) * C.size_t(unsafe.Sizeof(uintptr(0)))))
+		defer C.free(unsafe.Pointer(pb))
+		copy(unsafe.Slice(pb, len(cb)), cb)
+	}
+	return C.llama_sampler_init_dry(m.vocab, C.llama_model_n_ctx_train(m.m), C.float(multiplier),
+		C.float(base), clampInt32(allowedLength), clampInt32(lastN), pb, C.size_t(len(cb)))
 }
 
 // NewInfill returns llama.cpp's fill-in-the-middle sampler. Its work grows

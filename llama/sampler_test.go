@@ -308,3 +308,47 @@ func TestSampleGrammarModes(t *testing.T) {
 		g.Close()
 	}
 }
+
+// TestDRYClones: NewDRY processes the breakers once per model and settings
+// and clones that sampler afterwards. A clone penalizes a repeated sequence
+// as llama.cpp's DRY does, the same as the next clone, and stops at a
+// sequence breaker.
+func TestDRYClones(t *testing.T) {
+	m := load(t, testmodels.TinyQwen15F32)
+	toks := tokenize(t, m, "the cat sat on the mat, the cat sat on the")
+	next := tokenize(t, m, " mat")[0]
+	penalized := func(breakers []string) []llama.TokenData {
+		t.Helper()
+		d, err := m.NewDRY(2, 1.75, 2, 64, breakers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		for _, tok := range toks {
+			if err := d.Accept(tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cands := make([]llama.TokenData, m.VocabSize())
+		for i := range cands {
+			cands[i] = llama.TokenData{ID: llama.Token(i)}
+		}
+		if _, _, err := d.Apply(cands); err != nil {
+			t.Fatal(err)
+		}
+		return cands
+	}
+	first, second := penalized([]string{"\n"}), penalized([]string{"\n"})
+	if first[next].Logit >= 0 {
+		t.Errorf("the token that extends the repeat has logit %v, want a penalty", first[next].Logit)
+	}
+	for i := range first {
+		if first[i] != second[i] {
+			t.Fatalf("two DRY samplers of one setting differ at token %d: %v, %v", i, first[i], second[i])
+		}
+	}
+	// " on the" ends the repeat at a breaker: no penalty reaches " mat".
+	if brk := penalized([]string{" the"}); brk[next].Logit != 0 {
+		t.Errorf("with the breaker %q, %q still has logit %v", " the", " mat", brk[next].Logit)
+	}
+}
