@@ -221,8 +221,11 @@ bool load_tensors(loop_gt *g, gguf_context *gg, ggml_context *meta, std::string 
     return ok;
 }
 
-// build_forward returns the logits [n_vocab, n] of tokens at positions.
-ggml_tensor *build_forward(loop_gt *g, ggml_context *ctx, ggml_tensor *tokens, ggml_tensor *pos, int n) {
+// build_forward returns the logits of tokens at positions: [n_vocab, n],
+// or only those of the positions in rows ([n_vocab, len(rows)]) when rows
+// is not null.
+ggml_tensor *build_forward(loop_gt *g, ggml_context *ctx, ggml_tensor *tokens, ggml_tensor *pos, ggml_tensor *rows,
+                           int n) {
     const auto &hp = g->hp;
     const int d = hp.n_embd / hp.n_head;
     const float kq_scale = 1.0f / sqrtf((float) d);
@@ -255,6 +258,7 @@ ggml_tensor *build_forward(loop_gt *g, ggml_context *ctx, ggml_tensor *tokens, g
         x = ggml_add(ctx, x, ggml_mul_mat(ctx, l.down, ffn));
     }
     x = ggml_mul(ctx, ggml_rms_norm(ctx, x, hp.eps), g->out_norm);
+    if (rows) x = ggml_get_rows(ctx, x, rows); // [n_embd, len(rows)]
     return ggml_mul_mat(ctx, g->hp.tied ? g->tok_embd : g->output, x);
 }
 
@@ -262,13 +266,15 @@ ggml_tensor *build_forward(loop_gt *g, ggml_context *ctx, ggml_tensor *tokens, g
 struct graph {
     ggml_context *ctx = nullptr;
     ggml_cgraph *gf = nullptr;
-    ggml_tensor *tokens = nullptr, *pos = nullptr, *logits = nullptr;
+    ggml_tensor *tokens = nullptr, *pos = nullptr, *rows = nullptr, *logits = nullptr;
     ~graph() { ggml_free(ctx); }
 };
 
 size_t graph_size(const loop_gt *g) { return 2048 + 256 * (size_t) g->hp.n_layer; }
 
-bool build(loop_gt *g, graph *gr, int n, std::string *why) {
+// build makes the forward graph of n positions; with m >= 0 its logits are
+// only those of m positions that an input, rows, names.
+bool build(loop_gt *g, graph *gr, int n, int m, std::string *why) {
     const size_t size = graph_size(g);
     ggml_init_params ip = {4 * size * ggml_tensor_overhead() + 2 * ggml_graph_overhead_custom(size, true), nullptr,
                            true};
@@ -283,7 +289,12 @@ bool build(loop_gt *g, graph *gr, int n, std::string *why) {
     gr->pos = ggml_new_tensor_1d(gr->ctx, GGML_TYPE_I32, n);
     ggml_set_name(gr->pos, "pos");
     ggml_set_input(gr->pos);
-    gr->logits = build_forward(g, gr->ctx, gr->tokens, gr->pos, n);
+    if (m >= 0) {
+        gr->rows = ggml_new_tensor_1d(gr->ctx, GGML_TYPE_I32, m);
+        ggml_set_name(gr->rows, "rows");
+        ggml_set_input(gr->rows);
+    }
+    gr->logits = build_forward(g, gr->ctx, gr->tokens, gr->pos, gr->rows, n);
     ggml_set_name(gr->logits, "logits");
     ggml_set_output(gr->logits);
     gr->gf = ggml_new_graph_custom(gr->ctx, size, false);
@@ -302,16 +313,23 @@ void set_inputs(graph *gr, const int32_t *tokens, int n) {
 // step is one window's loss graph: the forward graph, the labels and the
 // cross-entropy, and for training the backward pass and an AdamW step of
 // every weight.
+//
+// The loss is over the masked positions only, and the graph computes the
+// logits of those alone (get_rows before the output layer). Zero label
+// rows would not do: ggml_cross_entropy_loss_back's gradient is
+// softmax(logits) - labels, right only for labels that sum to 1, so a zero
+// row pushes its position towards the uniform distribution (masked
+// training then lost what the model knew: TestTrainerMaskedGradient).
 struct step {
     graph gr;
     ggml_tensor *labels = nullptr, *loss = nullptr;
     ggml_cgraph *gb = nullptr; // the graph to compute: gr.gf, or the backward and optimizer graph
 };
 
-bool build_step(loop_gt *g, step *st, int n, bool backward, std::string *why) {
-    if (!build(g, &st->gr, n, why)) return false;
+bool build_step(loop_gt *g, step *st, int n, int m, bool backward, std::string *why) {
+    if (!build(g, &st->gr, n, m, why)) return false;
     ggml_context *ctx = st->gr.ctx;
-    st->labels = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, g->hp.n_vocab, n);
+    st->labels = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, g->hp.n_vocab, m);
     ggml_set_name(st->labels, "labels");
     ggml_set_input(st->labels);
     st->loss = ggml_cross_entropy_loss(ctx, st->gr.logits, st->labels);
@@ -337,7 +355,7 @@ bool build_step(loop_gt *g, step *st, int n, bool backward, std::string *why) {
 }
 
 // run_step allocates and computes st with the labels of the masked
-// positions, and returns the loss (the mean over all n rows).
+// positions, and returns the loss (the mean over the masked positions).
 bool run_step(loop_gt *g, step *st, const int32_t *tokens, const int32_t *labels, const uint8_t *mask, int n,
               float *loss, std::string *why) {
     ggml_backend_sched_reset(g->sched);
@@ -351,11 +369,20 @@ bool run_step(loop_gt *g, step *st, const int32_t *tokens, const int32_t *labels
         ggml_backend_tensor_set(acc, &one, 0, sizeof(one));
     }
     set_inputs(&st->gr, tokens, n);
+    std::vector<int32_t> rows;
+    for (int i = 0; i < n; i++) {
+        if (mask[i]) rows.push_back(i);
+    }
     ggml_tensor *lab = st->labels;
+    if ((int64_t) rows.size() != lab->ne[1]) {
+        *why = "the mask does not match the graph";
+        return false;
+    }
+    ggml_backend_tensor_set(st->gr.rows, rows.data(), 0, sizeof(int32_t) * rows.size());
     ggml_backend_tensor_memset(lab, 0, 0, ggml_nbytes(lab));
     const float one = 1.0f;
-    for (int i = 0; i < n; i++) {
-        if (mask[i]) ggml_backend_tensor_set(lab, &one, ((size_t) i * lab->ne[0] + labels[i]) * sizeof(float), sizeof(float));
+    for (size_t j = 0; j < rows.size(); j++) {
+        ggml_backend_tensor_set(lab, &one, (j * lab->ne[0] + labels[rows[j]]) * sizeof(float), sizeof(float));
     }
     if (ggml_backend_sched_graph_compute(g->sched, st->gb) != GGML_STATUS_SUCCESS) {
         *why = "the training graph failed";
@@ -378,6 +405,10 @@ void loop_gt_free(struct loop_gt *g) {
     ggml_free(g->wctx);
     if (g->backend) ggml_backend_free(g->backend);
     delete g;
+}
+
+void loop_gt_set_lr(struct loop_gt *g, float lr) {
+    if (g->octx) g->pars.adamw.alpha = lr; // before the optimizer exists, loop_gt_opt_init takes it
 }
 
 void loop_gt_set_threads(struct loop_gt *g, int32_t threads) { ggml_backend_cpu_set_n_threads(g->backend, threads); }
@@ -455,7 +486,7 @@ bool loop_gt_logits(struct loop_gt *g, const int32_t *tokens, int32_t n, float *
     try {
         graph gr;
         std::string why;
-        if (!build(g, &gr, n, &why)) {
+        if (!build(g, &gr, n, -1, &why)) {
             set_err(err, n_err, why);
             return false;
         }
@@ -540,7 +571,7 @@ bool loop_gt_window(struct loop_gt *g, const int32_t *tokens, const int32_t *lab
         step st;
         std::string why;
         float l = 0;
-        if (!build_step(g, &st, n, train, &why)) {
+        if (!build_step(g, &st, n, n_masked, train, &why)) {
             set_err(err, n_err, why);
             return false;
         }
@@ -552,9 +583,7 @@ bool loop_gt_window(struct loop_gt *g, const int32_t *tokens, const int32_t *lab
             return false;
         }
         if (train) g->iter++;
-        // ggml_cross_entropy_loss is the mean over all n rows, and a zero
-        // label row adds nothing: rescale to the mean over masked rows.
-        *loss = (double) l * n / n_masked;
+        *loss = l; // the mean over the masked rows, the only ones in the graph
         return true;
     } catch (const std::exception &e) {
         set_err(err, n_err, e.what());
@@ -562,8 +591,8 @@ bool loop_gt_window(struct loop_gt *g, const int32_t *tokens, const int32_t *lab
     return false;
 }
 
-bool loop_gt_grad_check(struct loop_gt *g, const int32_t *tokens, const int32_t *labels, int32_t n,
-                        const char *name, double h, double *norm, double *directional, char *err, size_t n_err) {
+bool loop_gt_grad_check(struct loop_gt *g, const int32_t *tokens, const int32_t *labels, const uint8_t *mask_in,
+                        int32_t n, const char *name, double h, double *norm, double *directional, char *err, size_t n_err) {
     set_err(err, n_err, "");
     ggml_tensor *w = ggml_get_tensor(g->wctx, name);
     if (!w || !g->octx) {
@@ -572,12 +601,19 @@ bool loop_gt_grad_check(struct loop_gt *g, const int32_t *tokens, const int32_t 
     }
     try {
         std::vector<uint8_t> mask(n, 1);
+        if (mask_in) mask.assign(mask_in, mask_in + n);
+        int m = 0;
+        for (uint8_t b : mask) m += b != 0;
+        if (m == 0) {
+            set_err(err, n_err, "no masked position");
+            return false;
+        }
         std::vector<float> grad(ggml_nelements(w));
         std::string why;
         float l;
         {
             step st;
-            bool ok = build_step(g, &st, n, true, &why);
+            bool ok = build_step(g, &st, n, m, true, &why);
             ggml_tensor *gw = ok ? ggml_graph_get_grad(st.gb, w) : nullptr;
             if (gw) ggml_set_output(gw);
             ok = ok && gw && run_step(g, &st, tokens, labels, mask.data(), n, &l, &why);
@@ -598,7 +634,7 @@ bool loop_gt_grad_check(struct loop_gt *g, const int32_t *tokens, const int32_t 
             const double sign = s == 0 ? 1 : -1;
             for (size_t i = 0; i < grad.size(); i++) wd[i] = (float) (w0[i] + sign * h * grad[i] / *norm);
             step st;
-            bool ok = build_step(g, &st, n, false, &why) && run_step(g, &st, tokens, labels, mask.data(), n, &lp[s], &why);
+            bool ok = build_step(g, &st, n, m, false, &why) && run_step(g, &st, tokens, labels, mask.data(), n, &lp[s], &why);
             ggml_backend_sched_reset(g->sched);
             if (!ok) break;
         }

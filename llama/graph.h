@@ -55,16 +55,20 @@ bool loop_gt_window(struct loop_gt *g, const int32_t *tokens, const int32_t *lab
                     int32_t n, bool train, double *loss, char *err, size_t n_err);
 
 // loop_gt_grad_check compares the gradient of the loss of tokens[0..n)
-// predicting labels (every position) with respect to the named weight with
+// predicting labels (at the positions where mask is set; every position
+// when mask is null) with respect to the named weight with
 // a finite difference: *norm is the gradient's norm, *directional the
 // loss's slope along the gradient measured with steps of h; they agree
 // when the backward pass is right. The weight is restored.
-bool loop_gt_grad_check(struct loop_gt *g, const int32_t *tokens, const int32_t *labels, int32_t n,
-                        const char *name, double h, double *norm, double *directional, char *err, size_t n_err);
+bool loop_gt_grad_check(struct loop_gt *g, const int32_t *tokens, const int32_t *labels, const uint8_t *mask,
+                        int32_t n, const char *name, double h, double *norm, double *directional, char *err, size_t n_err);
 
 // loop_gt_write overwrites the data of every tensor of the GGUF file path,
 // a copy of the base file, with the weights in memory, and reads them back.
 bool loop_gt_write(struct loop_gt *g, const char *path, char *err, size_t n);
+
+// loop_gt_set_lr sets AdamW's learning rate for the next steps.
+void loop_gt_set_lr(struct loop_gt *g, float lr);
 
 // loop_gt_set_threads sets the CPU backend's threads.
 void loop_gt_set_threads(struct loop_gt *g, int32_t threads);

@@ -197,6 +197,22 @@ func (t *Trainer) SetThreads(n int) error {
 	return nil
 }
 
+// SetLearningRate sets AdamW's learning rate of the next steps, for a
+// schedule (warm-up, decay).
+func (t *Trainer) SetLearningRate(lr float64) error {
+	if !(lr > 0) || math.IsInf(lr, 0) || float32(lr) <= 0 {
+		return newError("set learning rate", "", detail(ErrInvalidArgument, "learning rate %v is not a positive number", lr))
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.g == nil {
+		return newError("set learning rate", "", ErrClosed)
+	}
+	t.lr = lr
+	C.loop_gt_set_lr(t.g, C.float(lr))
+	return nil
+}
+
 // checkTokens refuses tokens outside the vocabulary, on which ggml's
 // get_rows would read out of bounds.
 func (t *Trainer) checkTokens(tokens []Token) error {
@@ -241,7 +257,9 @@ func (t *Trainer) Logits(ctx context.Context, tokens []Token) ([]float32, error)
 }
 
 // Train runs one AdamW step on w and returns the mean loss of its targets
-// before the step (0, and no step, when it has none).
+// before the step (0, and no step, when it has none). w holds 2 to
+// ContextSize+1 tokens (PackWindows' are all ContextSize+1, PackWhole's
+// as long as their documents).
 func (t *Trainer) Train(ctx context.Context, w Window) (float64, error) {
 	return t.run(ctx, "train", w, true)
 }
@@ -255,8 +273,8 @@ func (t *Trainer) run(ctx context.Context, op string, w Window, train bool) (flo
 	if err := ctx.Err(); err != nil {
 		return 0, newError(op, "", err)
 	}
-	if len(w.Tokens) != t.n+1 {
-		return 0, newError(op, "", detail(ErrInvalidArgument, "window of %d tokens, want %d (the context size %d and one label)", len(w.Tokens), t.n+1, t.n))
+	if len(w.Tokens) < 2 || len(w.Tokens) > t.n+1 {
+		return 0, newError(op, "", detail(ErrInvalidArgument, "window of %d tokens, want 2 to %d (the context size %d and one label)", len(w.Tokens), t.n+1, t.n))
 	}
 	if w.Targets != nil && len(w.Targets) != len(w.Tokens) {
 		return 0, newError(op, "", detail(ErrInvalidArgument, "%d targets for %d tokens", len(w.Targets), len(w.Tokens)))
@@ -264,7 +282,8 @@ func (t *Trainer) run(ctx context.Context, op string, w Window, train bool) (flo
 	if err := t.checkTokens(w.Tokens); err != nil {
 		return 0, newError(op, "", err)
 	}
-	mask := make([]uint8, t.n)
+	n := len(w.Tokens) - 1
+	mask := make([]uint8, n)
 	for i := range mask {
 		if w.Targets == nil || w.Targets[i+1] {
 			mask[i] = 1
@@ -283,7 +302,7 @@ func (t *Trainer) run(ctx context.Context, op string, w Window, train bool) (flo
 	}
 	var loss C.double
 	ok := C.loop_gt_window(t.g, (*C.int32_t)(unsafe.Pointer(&w.Tokens[0])), (*C.int32_t)(unsafe.Pointer(&w.Tokens[1])),
-		(*C.uint8_t)(unsafe.Pointer(&mask[0])), C.int32_t(t.n), C.bool(train), &loss, &errbuf[0], C.size_t(len(errbuf)))
+		(*C.uint8_t)(unsafe.Pointer(&mask[0])), C.int32_t(n), C.bool(train), &loss, &errbuf[0], C.size_t(len(errbuf)))
 	if !ok {
 		return 0, newError(op, "", errors.New(C.GoString(&errbuf[0])))
 	}
@@ -302,13 +321,27 @@ func (t *Trainer) Close() error {
 	return nil
 }
 
-// gradCheck returns the norm of the gradient of the loss of every position
-// of tokens with respect to the named weight, and the loss's slope along
-// that gradient measured by finite differences of h (see
-// loop_gt_grad_check). For tests.
-func (t *Trainer) gradCheck(tokens []Token, name string, h float64) (norm, slope float64, err error) {
+// gradCheck returns the norm of the gradient of the loss of w (its
+// targets, or every position) with respect to the named weight, and the
+// loss's slope along that gradient measured by finite differences of h
+// (see loop_gt_grad_check). For tests.
+func (t *Trainer) gradCheck(w Window, name string, h float64) (norm, slope float64, err error) {
+	tokens := w.Tokens
 	if len(tokens) < 2 || len(tokens)-1 > t.maxLen {
 		return 0, 0, detail(ErrInvalidArgument, "%d tokens", len(tokens))
+	}
+	if w.Targets != nil && len(w.Targets) != len(tokens) {
+		return 0, 0, detail(ErrInvalidArgument, "%d targets for %d tokens", len(w.Targets), len(tokens))
+	}
+	var mask *C.uint8_t
+	if w.Targets != nil {
+		m := make([]C.uint8_t, len(tokens)-1)
+		for i, b := range w.Targets[1:] {
+			if b {
+				m[i] = 1
+			}
+		}
+		mask = &m[0]
 	}
 	if err := t.checkTokens(tokens); err != nil {
 		return 0, 0, err
@@ -326,7 +359,7 @@ func (t *Trainer) gradCheck(tokens []Token, name string, h float64) (norm, slope
 	defer C.free(unsafe.Pointer(cname))
 	var cn, cs C.double
 	if !C.loop_gt_grad_check(t.g, (*C.int32_t)(unsafe.Pointer(&tokens[0])), (*C.int32_t)(unsafe.Pointer(&tokens[1])),
-		C.int32_t(len(tokens)-1), cname, C.double(h), &cn, &cs, &errbuf[0], C.size_t(len(errbuf))) {
+		mask, C.int32_t(len(tokens)-1), cname, C.double(h), &cn, &cs, &errbuf[0], C.size_t(len(errbuf))) {
 		return 0, 0, errors.New(C.GoString(&errbuf[0]))
 	}
 	return float64(cn), float64(cs), nil

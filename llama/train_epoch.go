@@ -50,7 +50,61 @@ func (w Window) Positions() int {
 // A document longer than a window is refused with ErrContextFull, in an
 // *Error whose Subject is "document I" (I counting from 0).
 func PackWindows(docs []Doc, n int, sep Token) ([]Window, error) {
-	const op = "pack windows"
+	seq, err := packable("pack windows", docs, n, sep)
+	if err != nil {
+		return nil, err
+	}
+	var out []Window
+	for i := 0; i < len(seq); {
+		w := Window{make([]Token, 0, n+1), make([]bool, 0, n+1)}
+		j := i
+		for len(w.Tokens) < n+1 {
+			d := seq[j%len(seq)]
+			take := min(len(d.Tokens), n+1-len(w.Tokens))
+			w.Tokens = append(w.Tokens, d.Tokens[:take]...)
+			w.Targets = append(w.Targets, d.Targets[:take]...)
+			if take < len(d.Tokens) {
+				break
+			}
+			j++
+		}
+		out = append(out, w)
+		i = j
+	}
+	return out, nil
+}
+
+// PackWhole packs documents into windows of whole documents, each followed
+// by sep when sep is not negative: a window takes documents in order while
+// they fit in n+1 tokens, so windows are shorter than n+1 and no document
+// is cut. Every token is in exactly one window, and no position is spent
+// on the start of a document whose end the window does not hold (for
+// chats, a system prompt and tool schemas that train nothing). Documents
+// are refused as PackWindows refuses them.
+func PackWhole(docs []Doc, n int, sep Token) ([]Window, error) {
+	seq, err := packable("pack whole", docs, n, sep)
+	if err != nil {
+		return nil, err
+	}
+	var out []Window
+	var w Window
+	for i, d := range seq {
+		if len(w.Tokens)+len(d.Tokens) > n+1 {
+			out = append(out, w)
+			w = Window{}
+		}
+		w.Tokens = append(w.Tokens, d.Tokens...)
+		w.Targets = append(w.Targets, d.Targets...)
+		if len(w.Tokens) < 2 && (i+1 == len(seq) || len(seq[i+1].Tokens)+1 > n+1) {
+			return nil, newError("pack whole", fmt.Sprintf("document %d", i), detail(ErrInvalidArgument, "one token alone in a window: nothing to predict"))
+		}
+	}
+	return append(out, w), nil
+}
+
+// packable checks docs for packing into windows of n+1 tokens and returns
+// them with their separators and explicit targets.
+func packable(op string, docs []Doc, n int, sep Token) ([]Doc, error) {
 	if n < 1 {
 		return nil, newError(op, "", detail(ErrInvalidArgument, "window of %d tokens", n))
 	}
@@ -83,24 +137,7 @@ func PackWindows(docs []Doc, n int, sep Token) ([]Window, error) {
 		}
 		seq[i] = Doc{toks, targets}
 	}
-	var out []Window
-	for i := 0; i < len(seq); {
-		w := Window{make([]Token, 0, n+1), make([]bool, 0, n+1)}
-		j := i
-		for len(w.Tokens) < n+1 {
-			d := seq[j%len(seq)]
-			take := min(len(d.Tokens), n+1-len(w.Tokens))
-			w.Tokens = append(w.Tokens, d.Tokens[:take]...)
-			w.Targets = append(w.Targets, d.Targets[:take]...)
-			if take < len(d.Tokens) {
-				break
-			}
-			j++
-		}
-		out = append(out, w)
-		i = j
-	}
-	return out, nil
+	return seq, nil
 }
 
 // EpochProgress is reported after each window of an epoch.

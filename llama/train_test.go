@@ -281,22 +281,27 @@ func TestTrainerNoTargets(t *testing.T) {
 
 // TestTrainerGradients checks the backward pass of the training graph: for
 // weights of every kind, the gradient's norm must equal the loss's slope
-// along the gradient measured by finite differences. It failed for every
-// weight below the output norm while ggml-alloc computed RMS_NORM_BACK in
-// place (graph.cpp).
+// along the gradient measured by finite differences, with the loss over
+// every position and over the last reply's tokens only. It failed for
+// every weight below the output norm while ggml-alloc computed
+// RMS_NORM_BACK in place, and, masked, for every weight while the mask was
+// zero label rows, whose gradient ggml_cross_entropy_loss_back makes
+// softmax(logits) instead of 0 (graph.cpp).
 func TestTrainerGradients(t *testing.T) {
 	path := testmodels.Path(t, testmodels.TrainQwen25F32)
 	doc, _ := lastReply(t, path)
 	tr := newTrainer(t, path, llama.TrainParams{})
-	for _, name := range []string{"output.weight", "output_norm.weight", "blk.1.ffn_down.weight", "blk.1.ffn_gate.weight",
-		"blk.1.attn_output.weight", "blk.1.attn_v.weight", "blk.1.attn_k.weight", "blk.1.attn_q.bias",
-		"blk.0.attn_q.weight", "blk.0.attn_norm.weight", "token_embd.weight"} {
-		norm, slope, err := tr.GradCheck(doc.Tokens, name, 1e-3)
-		if err != nil {
-			t.Fatalf("GradCheck(%s): %v", name, err)
-		}
-		if math.Abs(slope-norm) > 0.05*norm+2e-3 {
-			t.Errorf("%s: gradient norm %.5g, but the loss's slope along it is %.5g", name, norm, slope)
+	for _, w := range []llama.Window{{Tokens: doc.Tokens}, {Tokens: doc.Tokens, Targets: doc.Targets}} {
+		for _, name := range []string{"output.weight", "output_norm.weight", "blk.1.ffn_down.weight", "blk.1.ffn_gate.weight",
+			"blk.1.attn_output.weight", "blk.1.attn_v.weight", "blk.1.attn_k.weight", "blk.1.attn_q.bias",
+			"blk.0.attn_q.weight", "blk.0.attn_norm.weight", "token_embd.weight"} {
+			norm, slope, err := tr.GradCheck(w, name, 1e-3)
+			if err != nil {
+				t.Fatalf("GradCheck(%s, masked %v): %v", name, w.Targets != nil, err)
+			}
+			if math.Abs(slope-norm) > 0.05*norm+2e-3 {
+				t.Errorf("%s, masked %v: gradient norm %.5g, but the loss's slope along it is %.5g", name, w.Targets != nil, norm, slope)
+			}
 		}
 	}
 }
@@ -393,8 +398,14 @@ func TestTrainerBadInput(t *testing.T) {
 	if _, err := tr.Logits(ctx, make([]llama.Token, 4097)); !errors.Is(err, llama.ErrContextFull) {
 		t.Errorf("Logits(4097 tokens) = %v, want ErrContextFull", err)
 	}
-	if _, err := tr.Eval(ctx, llama.Window{Tokens: make([]llama.Token, 16)}); !errors.Is(err, llama.ErrInvalidArgument) {
-		t.Errorf("Eval(a window one token short) = %v, want ErrInvalidArgument", err)
+	if _, err := tr.Eval(ctx, llama.Window{Tokens: make([]llama.Token, 18)}); !errors.Is(err, llama.ErrInvalidArgument) {
+		t.Errorf("Eval(a window one token too long) = %v, want ErrInvalidArgument", err)
+	}
+	if _, err := tr.Eval(ctx, llama.Window{Tokens: make([]llama.Token, 1)}); !errors.Is(err, llama.ErrInvalidArgument) {
+		t.Errorf("Eval(a window of one token) = %v, want ErrInvalidArgument", err)
+	}
+	if loss, err := tr.Eval(ctx, llama.Window{Tokens: good.Tokens[:9]}); err != nil || !(loss > 0) {
+		t.Errorf("Eval(a shorter window) = %v, %v; want a loss", loss, err)
 	}
 	if _, err := tr.Eval(ctx, llama.Window{Tokens: good.Tokens, Targets: make([]bool, 3)}); !errors.Is(err, llama.ErrInvalidArgument) {
 		t.Errorf("Eval(3 targets for 17 tokens) = %v, want ErrInvalidArgument", err)
@@ -470,6 +481,46 @@ func TestPackWindows(t *testing.T) {
 	}
 	if _, err := llama.PackWindows([]llama.Doc{{Tokens: tok(1, 2), Targets: []bool{true}}}, 8, -1); !errors.Is(err, llama.ErrInvalidArgument) {
 		t.Errorf("PackWindows(fewer targets than tokens) = %v, want ErrInvalidArgument", err)
+	}
+}
+
+// TestPackWhole: windows of whole documents only, each in exactly one
+// window, shorter windows where the next document does not fit.
+func TestPackWhole(t *testing.T) {
+	tok := func(ns ...int) []llama.Token {
+		out := make([]llama.Token, len(ns))
+		for i, n := range ns {
+			out[i] = llama.Token(n)
+		}
+		return out
+	}
+	docs := []llama.Doc{{Tokens: tok(1, 2, 3)}, {Tokens: tok(4, 5), Targets: []bool{false, true}}, {Tokens: tok(6, 7, 8, 9)}}
+	tests := []struct {
+		n    int
+		want []llama.Window
+	}{
+		{6, []llama.Window{
+			{tok(1, 2, 3, 0, 4, 5, 0), []bool{true, true, true, true, false, true, false}},
+			{tok(6, 7, 8, 9, 0), []bool{true, true, true, true, true}}}},
+		{5, []llama.Window{
+			{tok(1, 2, 3, 0), []bool{true, true, true, true}},
+			{tok(4, 5, 0), []bool{false, true, false}},
+			{tok(6, 7, 8, 9, 0), []bool{true, true, true, true, true}}}},
+	}
+	for _, tt := range tests {
+		got, err := llama.PackWhole(docs, tt.n, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("PackWhole(n=%d, sep=0) (-want +got):\n%s", tt.n, diff)
+		}
+	}
+	if _, err := llama.PackWhole(docs, 3, 0); !errors.Is(err, llama.ErrContextFull) {
+		t.Errorf("PackWhole(a document longer than the window) = %v, want ErrContextFull", err)
+	}
+	if _, err := llama.PackWhole([]llama.Doc{{Tokens: tok(7)}}, 4, -1); !errors.Is(err, llama.ErrInvalidArgument) {
+		t.Errorf("PackWhole(one token alone) = %v, want ErrInvalidArgument", err)
 	}
 }
 

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/loopagent/loop/agent/choose"
+	"github.com/loopagent/loop/agent/eval"
 )
 
 type chooseFlags struct {
@@ -15,6 +18,7 @@ type chooseFlags struct {
 	ctxSize int
 	kvType  string
 	passed  []string
+	evals   []string
 	jsonOut bool
 }
 
@@ -27,8 +31,8 @@ type chooseReport struct {
 
 // runChoose is `loop choose FILE.gguf...`: seed 000 Example 12 on real
 // files. Each candidate's memory at the context, trained context and
-// template tool support come from its metadata; --passed adds eval
-// results, which rank the kept ones.
+// template tool support come from its metadata; --passed or --eval (a
+// `loop eval --json` report) adds eval results, which rank the kept ones.
 func runChoose(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	var f chooseFlags
 	fs := newFlagSet("choose", stderr)
@@ -36,6 +40,7 @@ func runChoose(_ context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 32768, "context the agent needs, in tokens")
 	fs.StringVar(&f.kvType, "kv-type", "f16", "KV cache type: "+strings.Join(choose.KVTypes(), ", "))
 	fs.StringArrayVar(&f.passed, "passed", nil, "eval results of a candidate: FILE=PASSED/TASKS (from loop eval); repeat per file")
+	fs.StringArrayVar(&f.evals, "eval", nil, "a candidate's `loop eval --json` report: FILE=REPORT.json, or FILE=REPORT.json#CONFIG for one configuration (default: the one with the highest lower bound); repeat per file")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -53,6 +58,9 @@ func runChoose(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if err := readEvalResults(f.evals, results); err != nil {
+		return err
+	}
 	var cands []choose.Candidate
 	for _, path := range fs.Args() {
 		c, err := choose.ReadGGUF(path)
@@ -66,7 +74,7 @@ func runChoose(_ context.Context, args []string, stdout, stderr io.Writer) error
 		cands = append(cands, c)
 	}
 	for path := range results {
-		return usagef("--passed %s: not one of the files", path)
+		return usagef("--passed or --eval %s: not one of the files", path)
 	}
 	cons := choose.Constraints{BudgetGB: f.budget, Context: f.ctxSize, KVType: f.kvType}
 	all, ranked := choose.Choose(cands, cons)
@@ -101,4 +109,47 @@ func parsePassed(flags []string) (map[string][2]int, error) {
 
 func trimFloat(x float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", x), "0"), ".")
+}
+
+// readEvalResults adds to results the pass rate of each FILE=REPORT.json
+// flag: the named configuration's (after #), or the configuration of the
+// report whose pass rate has the highest Wilson lower bound, which is the
+// one a user would run the model with.
+func readEvalResults(flags []string, results map[string][2]int) error {
+	for _, s := range flags {
+		file, report, ok := strings.Cut(s, "=")
+		if !ok || file == "" || report == "" {
+			return usagef("--eval %q: want FILE=REPORT.json or FILE=REPORT.json#CONFIG", s)
+		}
+		report, config, _ := strings.Cut(report, "#")
+		if _, dup := results[file]; dup {
+			return usagef("--eval %s: the file has results already", file)
+		}
+		data, err := os.ReadFile(report)
+		if err != nil {
+			return err
+		}
+		var r eval.Report
+		if err := json.Unmarshal(data, &r); err != nil {
+			return fmt.Errorf("%s: not a loop eval --json report: %w", report, err)
+		}
+		best := -1
+		for i, sum := range r.Summaries {
+			if sum.Pass.N == 0 || config != "" && sum.Config != config {
+				continue
+			}
+			if best < 0 || sum.Pass.Interval().Low > r.Summaries[best].Pass.Interval().Low {
+				best = i
+			}
+		}
+		if best < 0 {
+			if config != "" {
+				return fmt.Errorf("%s: no runs of configuration %q", report, config)
+			}
+			return fmt.Errorf("%s: no runs", report)
+		}
+		pass := r.Summaries[best].Pass
+		results[file] = [2]int{pass.K, pass.N}
+	}
+	return nil
 }

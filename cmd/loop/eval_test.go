@@ -77,6 +77,31 @@ func TestChooseCommand(t *testing.T) {
 	}
 }
 
+// TestChooseEval: `loop choose --eval FILE=REPORT.json` ranks by a real
+// `loop eval --json` report: the configuration named after # (seed 000
+// Example 13's "raw": 1/7), or else the best one ("+verify": 7/7).
+func TestChooseEval(t *testing.T) {
+	model := testmodels.Path(t, testmodels.TinyQwen15F32)
+	code, out, errOut := runLoop(t, "eval", "--suite", "seed13", "--json")
+	if code != 0 {
+		t.Fatalf("loop eval --suite seed13 exited %d: %s", code, errOut)
+	}
+	report := filepath.Join(t.TempDir(), "report.json")
+	os.WriteFile(report, []byte(out), 0o644)
+	for _, tc := range []struct{ arg, want string }{
+		{model + "=" + report, "7/7 passed, lower bound 0.65"},
+		{model + "=" + report + "#raw", "1/7 passed, lower bound 0.03"},
+	} {
+		code, out, errOut := runLoop(t, "choose", "-c", "4096", "--eval", tc.arg, model)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("loop choose --eval %s: exit %d, output lacks %q:\n%s%s", tc.arg, code, tc.want, out, errOut)
+		}
+	}
+	if code, _, errOut := runLoop(t, "choose", "--eval", model+"="+report+"#nonesuch", model); code == 0 || !strings.Contains(errOut, `"nonesuch"`) {
+		t.Errorf("loop choose --eval ...#nonesuch: exit %d, %s", code, errOut)
+	}
+}
+
 // TestEvalLive runs a scenario without scripted replies on a generated
 // test model (random weights: it fails, but the run goes through the
 // in-process client, under its call grammar, which the rates' label

@@ -28,9 +28,16 @@ import (
 // with the model's own template in the call format `loop chat` uses, so the
 // model learns the prompt it will be given. The chats are shuffled by
 // --seed, --val of them are held out, and each part is packed into windows
-// of --ctx tokens (llama.PackWindows). The loss, trained and held out, is
+// of whole chats, at most --ctx tokens (llama.PackWhole: the start of a
+// chat cut at a window's end is its system prompt and tools, which train
+// nothing and cost attention), or, with --fill, into full windows as
+// llama.cpp's datasets are (llama.PackWindows). The loss, trained and held out, is
 // over the assistant's tokens only (train_mask.go says how they are
-// found), or every token with --train-all. The base must be a qwen2 GGUF
+// found), or every token with --train-all. --pretrain-epochs N trains the
+// first N epochs on every token: the assistant's tokens are a few percent
+// of a chat, and the rest (the tool schemas, the code, the results) teaches
+// JSON, Go and copying at no extra cost per window; the held-out loss is
+// the assistant's throughout. The base must be a qwen2 GGUF
 // with F32 weights: llama.Trainer runs loop's own training graph, since
 // llama.cpp's can only train the output head. Ctrl-C stops between windows
 // and writes nothing; the output is the base file with its tensors
@@ -47,6 +54,9 @@ type trainFlags struct {
 	threads  int
 	val      float64
 	trainAll bool
+	pretrain int
+	fill     bool
+	schedule string
 	jsonOut  bool
 }
 
@@ -64,6 +74,7 @@ type trainEpoch struct {
 	TrainWindows int     `json:"train_windows"`
 	EvalLoss     float64 `json:"eval_loss,omitempty"`
 	EvalWindows  int     `json:"eval_windows,omitempty"`
+	AllTokens    bool    `json:"all_tokens,omitempty"` // trained on every token (--pretrain-epochs)
 	Seconds      float64 `json:"seconds"`
 }
 
@@ -88,11 +99,14 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&f.epochs, "epochs", 1, "passes over the training chats")
 	fs.IntVarP(&f.ctxSize, "ctx-size", "c", 1024, "window of one datapoint in tokens (it may exceed the base's context); a chat must fit one")
 	fs.IntVar(&f.ctxSize, "ctx", 1024, "short for --ctx-size")
-	fs.Float64Var(&f.lr, "lr", 1e-4, "AdamW learning rate")
+	fs.Float64Var(&f.lr, "lr", 1e-4, "AdamW learning rate (the peak, with the cosine schedule)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the shuffle and the held-out split")
 	fs.IntVarP(&f.threads, "threads", "t", -1, "threads (-1: the physical cores)")
 	fs.Float64Var(&f.val, "val", 0.1, "fraction of the chats held out to measure the loss on")
 	fs.BoolVar(&f.trainAll, "train-all", false, "train on every token, not only the assistant's")
+	fs.IntVar(&f.pretrain, "pretrain-epochs", 0, "the first N epochs train on every token of the chats (schemas, code, results), the rest on the assistant's; the held-out loss stays the assistant's")
+	fs.StringVar(&f.schedule, "lr-schedule", "cosine", "cosine: warm up over the first 5% of the steps, then decay to a tenth of --lr by the last; constant: --lr throughout")
+	fs.BoolVar(&f.fill, "fill", false, "fill every window to --ctx with the start of the next chat, as llama.cpp's datasets do (default: whole chats only)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -133,6 +147,10 @@ func (f *trainFlags) check() error {
 		return usagef("no output: pass -o OUT.gguf")
 	case f.epochs < 1:
 		return usagef("--epochs %d: want 1 or more", f.epochs)
+	case f.schedule != "cosine" && f.schedule != "constant":
+		return usagef("--lr-schedule %q: want cosine or constant", f.schedule)
+	case f.pretrain < 0 || f.pretrain > f.epochs:
+		return usagef("--pretrain-epochs %d: want 0 to --epochs (%d)", f.pretrain, f.epochs)
 	case f.ctxSize < 16:
 		return usagef("--ctx %d: want 16 or more", f.ctxSize)
 	case !(f.lr > 0) || math.IsInf(f.lr, 0):
@@ -269,11 +287,11 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, tr *llama.Traine
 	if !m.AddBOS() && m.BOS() >= 0 {
 		sep = m.BOS() // Qwen's <|endoftext|>, the document separator it was pretrained with
 	}
-	evalW, err := packDocs(docs[:nVal], f.ctxSize, sep)
+	evalW, err := packDocs(docs[:nVal], f.ctxSize, sep, f.fill)
 	if err != nil {
 		return err
 	}
-	trainW, err := packDocs(docs[nVal:], f.ctxSize, sep)
+	trainW, err := packDocs(docs[nVal:], f.ctxSize, sep, f.fill)
 	if err != nil {
 		return err
 	}
@@ -286,8 +304,12 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, tr *llama.Traine
 		}
 	}
 	if !f.jsonOut {
-		fmt.Fprintf(stdout, "%d chats (%d tokens, %d trained), %d held out; %d training and %d held-out windows of %d tokens\n",
-			rep.Chats, rep.Tokens, rep.Trained, nVal, len(trainW), len(evalW), f.ctxSize)
+		of := "whole chats, at most"
+		if f.fill {
+			of = "full"
+		}
+		fmt.Fprintf(stdout, "%d chats (%d tokens, %d trained), %d held out; %d training and %d held-out windows (%s %d tokens)\n",
+			rep.Chats, rep.Tokens, rep.Trained, nVal, len(trainW), len(evalW), of, f.ctxSize)
 	}
 	if len(evalW) > 0 {
 		st, err := tr.Epoch(ctx, nil, evalW, nil)
@@ -299,9 +321,18 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, tr *llama.Traine
 			fmt.Fprintf(stdout, "held-out loss before training: %.4f\n", st.EvalLoss)
 		}
 	}
+	allW := make([]llama.Window, len(trainW)) // the same windows, every token a target
+	for i, w := range trainW {
+		allW[i] = llama.Window{Tokens: w.Tokens}
+	}
 	for e := 1; e <= f.epochs; e++ {
-		rng.Shuffle(len(trainW), func(i, j int) { trainW[i], trainW[j] = trainW[j], trainW[i] })
-		ep, err := f.epoch(ctx, tr, e, trainW, evalW, stderr)
+		windows := trainW
+		if e <= f.pretrain {
+			windows = allW
+		}
+		rng.Shuffle(len(windows), func(i, j int) { windows[i], windows[j] = windows[j], windows[i] })
+		ep, err := f.epoch(ctx, tr, e, windows, evalW, len(trainW)*f.epochs, stderr)
+		ep.AllTokens = e <= f.pretrain
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
 				fmt.Fprintf(stderr, "loop train: interrupted in epoch %d; %s was not written\n", e, f.out)
@@ -310,7 +341,11 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, tr *llama.Traine
 		}
 		rep.Epochs = append(rep.Epochs, ep)
 		if !f.jsonOut {
-			fmt.Fprintf(stdout, "epoch %d/%d: train loss %.4f", e, f.epochs, ep.TrainLoss)
+			every := ""
+			if ep.AllTokens {
+				every = " (every token)"
+			}
+			fmt.Fprintf(stdout, "epoch %d/%d: train loss%s %.4f", e, f.epochs, every, ep.TrainLoss)
 			if ep.EvalWindows > 0 {
 				fmt.Fprintf(stdout, ", held-out loss %.4f", ep.EvalLoss)
 			}
@@ -327,8 +362,9 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, tr *llama.Traine
 	return nil
 }
 
-// packDocs packs docs into windows; none for no docs.
-func packDocs(docs []trainDoc, window int, sep llama.Token) ([]llama.Window, error) {
+// packDocs packs docs into windows of whole docs, or full windows with
+// fill; none for no docs.
+func packDocs(docs []trainDoc, window int, sep llama.Token, fill bool) ([]llama.Window, error) {
 	if len(docs) == 0 {
 		return nil, nil
 	}
@@ -336,7 +372,10 @@ func packDocs(docs []trainDoc, window int, sep llama.Token) ([]llama.Window, err
 	for i, d := range docs {
 		ds[i] = llama.Doc{Tokens: d.tokens, Targets: d.targets}
 	}
-	return llama.PackWindows(ds, window, sep)
+	if fill {
+		return llama.PackWindows(ds, window, sep)
+	}
+	return llama.PackWhole(ds, window, sep)
 }
 
 // count returns how many of bs are set.
@@ -351,11 +390,19 @@ func count(bs []bool) int {
 }
 
 // epoch runs one epoch with a progress bar that shows the running loss.
-func (f *trainFlags) epoch(ctx context.Context, tr *llama.Trainer, e int, trainW, evalW []llama.Window, stderr io.Writer) (trainEpoch, error) {
+func (f *trainFlags) epoch(ctx context.Context, tr *llama.Trainer, e int, trainW, evalW []llama.Window, steps int, stderr io.Writer) (trainEpoch, error) {
 	start := time.Now()
+	step := (e - 1) * len(trainW)
+	if err := tr.SetLearningRate(f.rate(step, steps)); err != nil {
+		return trainEpoch{}, err
+	}
+	var lrErr error
 	bar := newProgressBar(stderr, fmt.Sprintf("epoch %d/%d", e, f.epochs), len(trainW)+len(evalW))
 	st, err := tr.Epoch(ctx, trainW, evalW, func(p llama.EpochProgress) {
 		done, what := p.Window, "loss"
+		if !p.Eval && p.Window < len(trainW) && lrErr == nil {
+			lrErr = tr.SetLearningRate(f.rate(step+p.Window, steps))
+		}
 		if p.Eval {
 			done, what = len(trainW)+p.Window, "held-out loss"
 		}
@@ -363,8 +410,27 @@ func (f *trainFlags) epoch(ctx context.Context, tr *llama.Trainer, e int, trainW
 		bar.set(done)
 	})
 	bar.done()
+	if err == nil {
+		err = lrErr
+	}
 	return trainEpoch{Epoch: e, TrainLoss: st.TrainLoss, TrainWindows: st.TrainWindows, EvalLoss: st.EvalLoss,
 		EvalWindows: st.EvalWindows, Seconds: time.Since(start).Seconds()}, err
+}
+
+// rate is the learning rate of step (from 0) of steps: --lr, or with the
+// cosine schedule a linear warm-up from a tenth of --lr over the first 5%
+// of the steps, then a cosine from --lr down to a tenth of it at the last.
+func (f *trainFlags) rate(step, steps int) float64 {
+	if f.schedule == "constant" || steps < 2 {
+		return f.lr
+	}
+	low := f.lr / 10
+	warm := max(1, steps/20)
+	if step < warm {
+		return low + (f.lr-low)*float64(step)/float64(warm)
+	}
+	x := float64(step-warm) / float64(max(1, steps-1-warm))
+	return low + (f.lr-low)*(1+math.Cos(math.Pi*min(x, 1)))/2
 }
 
 // describe changes the bar's text.

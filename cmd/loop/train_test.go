@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,30 @@ func TestTrain(t *testing.T) {
 	code, stdout, stderr = runLoop(t, "complete", "-m", out, "-c", "512", "-p", "<|im_start|>user\nhi<|im_end|>\n", "-n", "4", "--temp", "0")
 	if code != 0 {
 		t.Errorf("loop complete on the trained model exited %d: %s%s", code, stdout, stderr)
+	}
+}
+
+// TestTrainPretrain trains one epoch on every token, then one on the
+// assistant's: the report says which was which, and the held-out loss (the
+// assistant's tokens in both) is below the untrained model's after each.
+func TestTrainPretrain(t *testing.T) {
+	base := testmodels.Path(t, testmodels.TrainQwen25F32)
+	out := filepath.Join(t.TempDir(), "out.gguf")
+	code, stdout, stderr := runLoop(t, "train", "-m", base, "--data", trainData, "-o", out,
+		"--epochs", "2", "--pretrain-epochs", "1", "--ctx", "512", "--lr", "1e-3", "-t", "2", "--val", "0.2", "--json")
+	if code != 0 {
+		t.Fatalf("loop train exited %d: %s", code, stderr)
+	}
+	var rep trainReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || len(rep.Epochs) != 2 {
+		t.Fatalf("report: %v\n%s", err, stdout)
+	}
+	e1, e2 := rep.Epochs[0], rep.Epochs[1]
+	if !e1.AllTokens || e2.AllTokens {
+		t.Errorf("all_tokens = %v, %v; want true, false", e1.AllTokens, e2.AllTokens)
+	}
+	if !(e1.EvalLoss < rep.Before-0.05 && e2.EvalLoss < rep.Before-0.05) {
+		t.Errorf("held-out loss %.4f, then %.4f and %.4f; want both below the first", rep.Before, e1.EvalLoss, e2.EvalLoss)
 	}
 }
 
@@ -98,6 +123,7 @@ func TestTrainErrors(t *testing.T) {
 		{"window beyond the longest", []string{"-m", base, "--data", trainData, "-o", out, "--ctx", "40000"}, 1, "longer than 32768"},
 		{"negative learning rate", []string{"-m", base, "--data", trainData, "-o", out, "--lr", "-1"}, 2, "--lr"},
 		{"output over the base", []string{"-m", base, "--data", trainData, "-o", base}, 2, "is the base model"},
+		{"more pretraining than epochs", []string{"-m", base, "--data", trainData, "-o", out, "--epochs", "2", "--pretrain-epochs", "3"}, 2, "--pretrain-epochs 3"},
 		{"empty data", []string{"-m", base, "--data", write("empty.jsonl", "\n\n"), "-o", out}, 1, "no chats"},
 		{"bad JSON names the line", []string{"-m", base, "--data", write("bad.jsonl", short+"\n{oops\n"), "-o", out}, 1, "bad.jsonl:2:"},
 		{"chat longer than the window names the line", []string{"-m", base, "--data", write("long.jsonl", short+"\n\n"+long+"\n"), "-o", out, "--ctx", "512"}, 1, "long.jsonl:3: the chat is"},
@@ -170,5 +196,29 @@ func TestTrainTargets(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, runs); diff != "" {
 		t.Errorf("trained text (-want +got):\n%s", diff)
+	}
+}
+
+// TestTrainRate: the cosine schedule warms up from a tenth of --lr over the
+// first 5% of the steps, peaks at --lr, and ends at a tenth of it.
+func TestTrainRate(t *testing.T) {
+	f := trainFlags{lr: 1e-3, schedule: "cosine"}
+	const steps = 100
+	for _, tc := range []struct {
+		step int
+		want float64
+	}{{0, 1e-4}, {5, 1e-3}, {52, 5.5e-4}, {99, 1e-4}} {
+		if got := f.rate(tc.step, steps); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("rate(%d of %d) = %g, want %g", tc.step, steps, got, tc.want)
+		}
+	}
+	for s := 6; s < steps; s++ {
+		if f.rate(s, steps) > f.rate(s-1, steps) {
+			t.Errorf("rate rises after the warm-up at step %d", s)
+		}
+	}
+	f.schedule = "constant"
+	if got := f.rate(50, steps); got != 1e-3 {
+		t.Errorf("constant rate = %g, want 1e-3", got)
 	}
 }
