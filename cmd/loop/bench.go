@@ -28,6 +28,7 @@ type benchFlags struct {
 	vs         string
 	roofline   bool
 	draftMax   int
+	grammar    bool
 }
 
 // benchResult is one llama-bench row: a test and its speed over repetitions.
@@ -45,6 +46,8 @@ type benchResult struct {
 	StdevTS float64   `json:"stddev_ts"`
 	// Draft is set on a test that decoded speculatively (--draft-max).
 	Draft *draftStats `json:"draft,omitempty"`
+	// Grammar is set on a test under a call grammar (--grammar).
+	Grammar *grammarStats `json:"grammar,omitempty"`
 }
 
 // reuseTurn is one turn of the cache-reuse scenario, cold and warm.
@@ -87,6 +90,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.roofline, "roofline", false, "measure memory bandwidth (a copy) and F32 matmul GFLOP/s (ggml's kernels), and show tg and pp as shares of those bounds")
 	fs.StringVar(&f.vs, "vs", "", "also run llama.cpp's llama-bench at this path on the same model and settings, interleaved with ours, and print the ratios")
 	fs.IntVar(&f.draftMax, "draft-max", 0, "also time n-gen greedy tokens of a file edit, plain and drafting up to this many tokens by prompt lookup (0: skip)")
+	fs.BoolVar(&f.grammar, "grammar", false, "also time n-gen greedy tokens under the agent's call grammar: none, lazy, required, each exact and rejection-first, and required grammar-first")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -140,6 +144,11 @@ func bench(ctx context.Context, m *llama.Model, f benchFlags) (*benchReport, err
 	}
 	if f.draftMax > 0 && f.nGen > 0 {
 		if err := benchDraft(ctx, m, f, base, rep); err != nil {
+			return nil, err
+		}
+	}
+	if f.grammar && f.nGen > 0 {
+		if err := benchGrammar(ctx, m, f, base, rep); err != nil {
 			return nil, err
 		}
 	}
@@ -272,6 +281,7 @@ func printBench(w io.Writer, rep *benchReport) {
 			humanCount(float64(r.Params)), r.Backend, r.Threads, r.Test, fmt.Sprintf("%.2f ± %.2f", r.AvgTS, r.StdevTS))
 	}
 	printDraft(w, rep)
+	printGrammar(w, rep)
 	p := rep.Perf
 	if p.PromptMs > 0 || p.EvalMs > 0 {
 		fmt.Fprintf(w, "\nllama.cpp's own counters (llama_perf_context) over the timed runs: prompt %d tokens in %.2f ms (%.2f t/s), eval %d tokens in %.2f ms (%.2f t/s)\n",

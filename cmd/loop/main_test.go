@@ -224,6 +224,32 @@ func TestDraftCommand(t *testing.T) {
 	}
 }
 
+// TestBenchGrammar: loop bench --grammar times the agent's call grammar
+// six ways; the required grammar constrains the random model (each run
+// writes tokens), and rejection-first counts its rejections.
+func TestBenchGrammar(t *testing.T) {
+	model := testmodels.Path(t, testmodels.TinyQwen15F32)
+	code, out, errOut := runLoop(t, "bench", "-m", model, "-p", "0", "-n", "8", "-r", "1", "-t", "1", "--no-reuse", "--grammar", "--json")
+	var rep benchReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("loop bench --grammar = %d: %s %s", code, out, errOut)
+	}
+	var tests []string
+	for _, r := range rep.Results[1:] {
+		tests = append(tests, strings.TrimPrefix(r.Test, "tg8+grammar="))
+		if r.Grammar == nil || r.Grammar.Tokens == 0 || r.AvgTS <= 0 {
+			t.Errorf("%s: grammar stats %+v, %.1f t/s", r.Test, r.Grammar, r.AvgTS)
+		}
+	}
+	want := "none lazy lazy+rejection-first required required+rejection-first required+grammar-first"
+	if strings.Join(tests, " ") != want {
+		t.Errorf("loop bench --grammar tests %v, want tg8 then %s", tests, want)
+	}
+	if g := rep.Results[5].Grammar; g != nil && g.Rejected == 0 {
+		t.Errorf("required+rejection-first rejected nothing on a random model: %+v", g)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	tests := []struct {
 		args []string
