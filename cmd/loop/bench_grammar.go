@@ -57,20 +57,11 @@ func benchGrammar(ctx context.Context, m *llama.Model, f benchFlags, base benchR
 	if err != nil {
 		return err
 	}
-	c, err := f.context(m, max(len(prompt)+f.nGen+1, 512))
+	slot, greedy, done, err := f.greedySlot(m, max(len(prompt)+f.nGen+1, 512))
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	slot, err := llama.NewSlot(c, 0)
-	if err != nil {
-		return err
-	}
-	greedy := llama.NewChain(true)
-	defer greedy.Close()
-	if err := greedy.Add(llama.NewGreedy()); err != nil {
-		return err
-	}
+	defer done()
 	for _, gc := range grammarCases {
 		var g *llama.Sampler
 		if gc.choice != grammar.ChoiceNone {

@@ -43,11 +43,11 @@ func benchSwap(ctx context.Context, m *llama.Model, f benchFlags, n int) ([]swap
 		return nil, err
 	}
 	next := append(append([]llama.Token(nil), a...), more...)
-	greedy := llama.NewChain(true)
-	defer greedy.Close()
-	if err := greedy.Add(llama.NewGreedy()); err != nil {
+	greedy, err := newGreedy()
+	if err != nil {
 		return nil, err
 	}
+	defer greedy.Close()
 	var rows []swapRow
 	for _, mode := range []string{"recompute", "ram-cache"} {
 		row := swapRow{Mode: mode, Prompt: len(next)}

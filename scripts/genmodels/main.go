@@ -30,6 +30,8 @@ var shapes = map[string]shape{
 	"tiny": {embd: 64, layers: 2, heads: 4, kvHeads: 2, ff: 128, ctx: 32768},
 	// bench is shaped like Qwen2.5-0.5B for benchmarks.
 	"bench": {embd: 896, layers: 24, heads: 14, kvHeads: 2, ff: 4864, ctx: 32768},
+	// bench1.5b is shaped like Qwen2.5-1.5B, for `make testdata BENCH=1.5b`.
+	"bench1.5b": {embd: 1536, layers: 28, heads: 12, kvHeads: 2, ff: 8960, ctx: 32768},
 	// train is a base model for `loop train`: small enough to train on two
 	// cores in minutes, with a 4096-token context, so that the trained
 	// model runs `loop run -c 4096` (an agent chat with the six tools is
@@ -90,7 +92,7 @@ func main() {
 	fs.StringVar(&o.one.arch, "arch", "qwen2", "architecture: qwen2 or llama")
 	fs.StringVar(&o.one.vocab, "vocab", "qwen15", "vocabulary: qwen15, qwen3, qwen25-8k or llama3")
 	fs.StringVar(&o.one.typ, "type", "f32", "weight type: f32, f16 or q8_0")
-	fs.StringVar(&o.one.size, "size", "tiny", "shape: tiny, bench or train")
+	fs.StringVar(&o.one.size, "size", "tiny", "shape: tiny, bench, bench1.5b or train")
 	fs.StringVar(&o.templateFile, "template", "", "chat template file (default: the tokenizer's own)")
 	fs.IntVar(&o.one.padVocab, "pad-vocab", 0, "pad the vocabulary to this many tokens")
 	fs.BoolVar(&o.one.tied, "tied", false, "tie the output matrix to the token embeddings")
