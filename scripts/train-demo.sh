@@ -15,18 +15,19 @@ OUT=$MODELS/agent-tiny-qwen2-f32.gguf
 SUITE=testdata/eval/live
 KEY_FILE=$MODELS/.agent-tiny.key
 # The recipe. Changing a number changes the key.
-N_CHATS=${N_CHATS:-200}
-EPOCHS=${EPOCHS:-3}
+N_CHATS=${N_CHATS:-600}
+EPOCHS=${EPOCHS:-4}
 CTX=${CTX:-2048}
-LR=${LR:-1e-3}
+LR=${LR:-3e-3}   # the peak of the cosine schedule
+RETRY=${RETRY:-0.3} # share of the chats that open with a broken call the loop sends back
 SEED=1
 N_TASKS=30
 THREADS=${THREADS:-$(nproc)}
 
 key=$( {
-	echo "n=$N_CHATS epochs=$EPOCHS ctx=$CTX lr=$LR seed=$SEED tasks=$N_TASKS"
+	echo "n=$N_CHATS epochs=$EPOCHS ctx=$CTX lr=$LR retry=$RETRY seed=$SEED tasks=$N_TASKS"
 	sha256sum "$BASE"
-	cat scripts/gentrain/*.go llama/train*.go llama/bridge.cpp llama/bridge.h cmd/loop/train.go agent/tools/*.go agent/loop/*.go | sha256sum
+	cat scripts/gentrain/*.go llama/train*.go llama/graph.cpp llama/graph.h cmd/loop/train*.go agent/tools/*.go agent/loop/*.go | sha256sum
 } | sha256sum | cut -d' ' -f1)
 
 if [[ -f $OUT && -f $SUITE/.key && -f $KEY_FILE && $(cat "$KEY_FILE") == "$key" && $(cat "$SUITE/.key") == "$key" ]]; then
@@ -37,7 +38,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "writing $N_CHATS training transcripts (real loop runs with scripted replies)"
-go run ./scripts/gentrain --out "$work/train.jsonl" --n "$N_CHATS" --seed "$SEED" --tasks "$work/live" --n-tasks "$N_TASKS"
+go run ./scripts/gentrain --out "$work/train.jsonl" --n "$N_CHATS" --seed "$SEED" --retry-share "$RETRY" \
+	--tasks "$work/live" --n-tasks "$N_TASKS"
 echo "training $BASE for $EPOCHS epochs on $THREADS threads"
 bin/loop train -m "$BASE" --data "$work/train.jsonl" -o "$OUT" --epochs "$EPOCHS" --ctx "$CTX" --lr "$LR" --seed "$SEED" -t "$THREADS"
 rm -rf "$SUITE"

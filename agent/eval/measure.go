@@ -41,6 +41,9 @@ type Result struct {
 	ParsedRaw   int `json:"parsed_raw"`
 	Parsed      int `json:"parsed"`
 	SchemaValid int `json:"schema_valid"`
+	// CutOff counts the call replies the token limit cut off: under a
+	// grammar, the only way a call attempt can fail its schema.
+	CutOff int `json:"cut_off,omitempty"`
 	// RightCall says whether the expected calls ran; nil when the
 	// scenario expects none.
 	RightCall *bool `json:"right_call,omitempty"`
@@ -127,6 +130,9 @@ func (res *Result) count(s *step) {
 		return
 	}
 	res.CallReplies++
+	if s.class == string(classify.CutOff) {
+		res.CutOff++
+	}
 	raw := !slices.Contains([]string{string(classify.OutsideFormat), string(classify.CutOff), string(classify.InvalidJSON)}, s.class)
 	if raw {
 		res.ParsedRaw++

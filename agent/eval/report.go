@@ -38,6 +38,11 @@ type Summary struct {
 	ParsedRaw   Rate `json:"parsed_raw"`
 	Parsed      Rate `json:"parsed"`
 	SchemaValid Rate `json:"schema_valid"`
+	// Finished is SchemaValid over the call replies the token limit did
+	// not cut off: under a grammar it is 1 by construction, and a shortfall
+	// of SchemaValid is calls cut off (a random model writing a string
+	// until max_tokens).
+	Finished Rate `json:"schema_valid_not_cut_off"`
 	// RightCall is the runs of scenarios with expected calls that made
 	// them.
 	RightCall Rate `json:"right_call"`
@@ -99,6 +104,7 @@ func (s *Summary) add(res Result) {
 	s.ParsedRaw = Rate{s.ParsedRaw.K + res.ParsedRaw, s.ParsedRaw.N + res.CallReplies}
 	s.Parsed = Rate{s.Parsed.K + res.Parsed, s.Parsed.N + res.CallReplies}
 	s.SchemaValid = Rate{s.SchemaValid.K + res.SchemaValid, s.SchemaValid.N + res.CallReplies}
+	s.Finished = Rate{s.Finished.K + res.SchemaValid, s.Finished.N + res.CallReplies - res.CutOff}
 	if res.RightCall != nil {
 		s.RightCall.N++
 		if *res.RightCall {
@@ -199,6 +205,7 @@ func (r *Report) Rates() string {
 			{"parsed, raw (" + s.parseLabel() + ")", s.ParsedRaw},
 			{"parsed, after repair", s.Parsed},
 			{"schema-valid", s.SchemaValid},
+			{"schema-valid, not cut off", s.Finished},
 			{"right call", s.RightCall},
 			{"call or answer (" + s.parseLabel() + ")", s.Usable},
 			{"edits that match", s.EditsFound},

@@ -23,6 +23,7 @@ type benchFlags struct {
 	flashAttn  string
 	turns      int
 	turnTokens int
+	coldEvery  int
 	noReuse    bool
 	jsonOut    bool
 	vs         string
@@ -87,6 +88,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.flashAttn, "flash-attn", "off", "flash attention: auto, on or off (off, as llama-bench defaults)")
 	fs.IntVar(&f.turns, "turns", 6, "turns of the cache-reuse conversation")
 	fs.IntVar(&f.turnTokens, "turn-tokens", 96, "about this many tokens per user message in the conversation")
+	fs.IntVar(&f.coldEvery, "cold-every", 1, "time the cold prefill every this many turns, and the last (a long session's cold turns dominate the run)")
 	fs.BoolVar(&f.noReuse, "no-reuse", false, "skip the cache-reuse scenario")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.BoolVar(&f.roofline, "roofline", false, "measure memory bandwidth (a copy) and F32 matmul GFLOP/s (ggml's kernels), and show tg and pp as shares of those bounds")
@@ -166,7 +168,7 @@ func bench(ctx context.Context, m *llama.Model, f benchFlags) (*benchReport, err
 			return nil, err
 		}
 		defer c.Close()
-		if rep.Reuse, err = benchReuse(ctx, c, m, f.turns, f.turnTokens); err != nil {
+		if rep.Reuse, err = benchReuse(ctx, c, m, f.turns, f.turnTokens, max(f.coldEvery, 1)); err != nil {
 			return nil, err
 		}
 	}
@@ -332,12 +334,18 @@ func printBench(w io.Writer, rep *benchReport) {
 	if len(rep.Reuse) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\ncache reuse: one conversation grown turn by turn; cold clears the slot before each turn, warm keeps it\n")
-	fmt.Fprintf(w, "| %4s | %6s | %10s | %10s | %12s | %10s | %10s | %12s |\n", "turn", "prompt", "cold cache", "cold new", "cold ttft ms", "warm cache", "warm new", "warm ttft ms")
-	fmt.Fprintf(w, "| ---: | -----: | ---------: | ---------: | -----------: | ---------: | ---------: | -----------: |\n")
+	fmt.Fprintf(w, "\ncache reuse: one conversation grown turn by turn; cold clears the slot before the turn, warm keeps it\n")
+	fmt.Fprintf(w, "| %4s | %6s | %10s | %10s | %12s | %10s | %10s | %12s | %9s |\n", "turn", "prompt", "cold cache", "cold new", "cold ttft ms", "warm cache", "warm new", "warm ttft ms", "warm/cold")
+	fmt.Fprintf(w, "| ---: | -----: | ---------: | ---------: | -----------: | ---------: | ---------: | -----------: | --------: |\n")
 	for _, t := range rep.Reuse {
-		fmt.Fprintf(w, "| %4d | %6d | %10d | %10d | %12.1f | %10d | %10d | %12.1f |\n", t.Turn, t.Prompt,
-			t.Cold.CacheN, t.Cold.PromptN, t.Cold.TTFTMs, t.Warm.CacheN, t.Warm.PromptN, t.Warm.TTFTMs)
+		cold := [3]string{"-", "-", "-"}
+		ratio := "-"
+		if t.Cold.TTFTMs > 0 {
+			cold = [3]string{fmt.Sprint(t.Cold.CacheN), fmt.Sprint(t.Cold.PromptN), fmt.Sprintf("%.1f", t.Cold.TTFTMs)}
+			ratio = fmt.Sprintf("%.1f%%", 100*t.Warm.TTFTMs/t.Cold.TTFTMs)
+		}
+		fmt.Fprintf(w, "| %4d | %6d | %10s | %10s | %12s | %10d | %10d | %12.1f | %9s |\n", t.Turn, t.Prompt,
+			cold[0], cold[1], cold[2], t.Warm.CacheN, t.Warm.PromptN, t.Warm.TTFTMs, ratio)
 	}
 }
 
@@ -352,8 +360,12 @@ func perSec(n int, ms float64) float64 {
 // prompt, the assistant's reply and a new user message. For each turn it
 // measures the time to first token (prefill plus one sample) twice: cold,
 // with the slot cleared first, and warm, with the slot still holding the
-// previous turn and its reply, as an agent loop leaves it.
-func benchReuse(ctx context.Context, c *llama.Context, m *llama.Model, turns, turnTokens int) ([]reuseTurn, error) {
+// previous turn and its reply, as an agent loop leaves it. The cold
+// measure is taken every coldEvery turns and on the last one; a turn
+// without it has Cold.TTFTMs 0. Warm then needs the slot to hold the
+// previous turn, so after a cold measure the slot is what the cold prefill
+// left, which is the same tokens.
+func benchReuse(ctx context.Context, c *llama.Context, m *llama.Model, turns, turnTokens, coldEvery int) ([]reuseTurn, error) {
 	greedy, err := newGreedy()
 	if err != nil {
 		return nil, err
@@ -379,7 +391,11 @@ func benchReuse(ctx context.Context, c *llama.Context, m *llama.Model, turns, tu
 		t := reuseTurn{Turn: turn, Prompt: len(prompt)}
 		// Warm first: the slot still holds the previous turn and its reply.
 		// Then cold: the same prompt into a cleared slot.
+		last := turn == turns || len(prompt)+conv.replyTokens+turnTokens*2 >= c.SeqSize()
 		for _, warm := range []bool{true, false} {
+			if !warm && turn%coldEvery != 0 && !last {
+				continue
+			}
 			if !warm {
 				if err := slot.Clear(); err != nil {
 					return nil, err

@@ -24,7 +24,8 @@ import (
 //
 // Each line of the data is one chat in the OpenAI form,
 // {"messages": [...], "tools": [...]}, with the assistant's tool_calls and
-// the tool results. A chat is rendered whole, without a generation prompt,
+// the tool results; an assistant message with "weight": 0 (OpenAI's
+// fine-tuning format) is context, not trained. A chat is rendered whole, without a generation prompt,
 // with the model's own template in the call format `loop chat` uses, so the
 // model learns the prompt it will be given. The chats are shuffled by
 // --seed, --val of them are held out, and each part is packed into windows
@@ -237,8 +238,12 @@ func renderChats(m *llama.Model, path string, chats []trainChat, window int, all
 			}
 		}
 		t := tmpls[withTools]
+		skip, err := unweighted(c.Messages)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
 		in := chat.PromptInput{Messages: msgs, Tools: tools, Format: chat.DetectFormat(t).Format}
-		doc, err := renderChat(m, t, in, all)
+		doc, err := renderChat(m, t, in, all, skip)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
@@ -251,9 +256,33 @@ func renderChats(m *llama.Model, path string, chats []trainChat, window int, all
 	return docs, nil
 }
 
+// unweighted returns the indices of the messages with "weight": 0, which
+// the chat shows but does not train (OpenAI's fine-tuning format: a
+// failed call the conversation recovers from, say). A weight is 0 or 1.
+func unweighted(raw json.RawMessage) (map[int]bool, error) {
+	var ws []struct {
+		Weight *float64 `json:"weight"`
+	}
+	if err := json.Unmarshal(raw, &ws); err != nil {
+		return nil, err
+	}
+	skip := map[int]bool{}
+	for i, w := range ws {
+		switch {
+		case w.Weight == nil || *w.Weight == 1:
+		case *w.Weight == 0:
+			skip[i] = true
+		default:
+			return nil, fmt.Errorf("message %d: weight %v, want 0 or 1", i, *w.Weight)
+		}
+	}
+	return skip, nil
+}
+
 // renderChat renders and tokenizes one chat and marks its assistant's
-// tokens (none of them unless all is false; every one otherwise).
-func renderChat(m *llama.Model, t *chat.Template, in chat.PromptInput, all bool) (trainDoc, error) {
+// tokens (none of them unless all is false; every one otherwise), less
+// those of the messages in skip.
+func renderChat(m *llama.Model, t *chat.Template, in chat.PromptInput, all bool, skip map[int]bool) (trainDoc, error) {
 	p, err := t.RenderPrompt(in)
 	if err != nil {
 		return trainDoc{}, err
@@ -266,7 +295,7 @@ func renderChat(m *llama.Model, t *chat.Template, in chat.PromptInput, all bool)
 	if all {
 		return doc, nil
 	}
-	spans, err := assistantSpans(t, in, p.Text)
+	spans, err := assistantSpans(t, in, p.Text, skip)
 	if err != nil {
 		return trainDoc{}, err
 	}

@@ -31,12 +31,12 @@ import (
 // spell the rendered text.
 
 // assistantSpans returns the byte ranges of text, the render of in's whole
-// conversation, that assistant messages fill.
-func assistantSpans(t *chat.Template, in chat.PromptInput, text string) ([][2]int, error) {
+// conversation, that assistant messages fill, less those in skip.
+func assistantSpans(t *chat.Template, in chat.PromptInput, text string, skip map[int]bool) ([][2]int, error) {
 	var spans [][2]int
 	msgs := in.Messages
 	for i, m := range msgs {
-		if m.Role != "assistant" {
+		if m.Role != "assistant" || skip[i] {
 			continue
 		}
 		in.Messages, in.AddGenerationPrompt = msgs[:i], true

@@ -172,30 +172,51 @@ func TestTrainTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := renderChats(m, trainData, chats[:1], 1024, false)
-	if err != nil {
+	trained := func(c trainChat) []string {
+		docs, err := renderChats(m, trainData, []trainChat{c}, 1024, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var runs []string
+		var cur strings.Builder
+		for i, tok := range docs[0].tokens {
+			if docs[0].targets[i] {
+				p, _ := m.TokenPiece(tok, true)
+				cur.WriteString(p)
+			} else if cur.Len() > 0 {
+				runs = append(runs, cur.String())
+				cur.Reset()
+			}
+		}
+		if cur.Len() > 0 {
+			runs = append(runs, cur.String())
+		}
+		return runs
+	}
+	call := "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"main.go\"}}\n</tool_call><|im_end|>"
+	want := []string{call, "It prints hello.<|im_end|>"}
+	if diff := cmp.Diff(want, trained(chats[0])); diff != "" {
+		t.Errorf("trained text (-want +got):\n%s", diff)
+	}
+	// "weight": 0 on the call leaves only the answer trained.
+	var msgs []map[string]any
+	if err := json.Unmarshal(chats[0].Messages, &msgs); err != nil {
 		t.Fatal(err)
 	}
-	var runs []string
-	var cur strings.Builder
-	for i, tok := range docs[0].tokens {
-		if docs[0].targets[i] {
-			p, _ := m.TokenPiece(tok, true)
-			cur.WriteString(p)
-		} else if cur.Len() > 0 {
-			runs = append(runs, cur.String())
-			cur.Reset()
+	for _, m := range msgs {
+		if m["role"] == "assistant" && m["tool_calls"] != nil {
+			m["weight"] = 0
 		}
 	}
-	if cur.Len() > 0 {
-		runs = append(runs, cur.String())
+	weighted := chats[0]
+	weighted.Messages, _ = json.Marshal(msgs)
+	if diff := cmp.Diff(want[1:], trained(weighted)); diff != "" {
+		t.Errorf("trained text with the call's weight 0 (-want +got):\n%s", diff)
 	}
-	want := []string{
-		"<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"main.go\"}}\n</tool_call><|im_end|>",
-		"It prints hello.<|im_end|>",
-	}
-	if diff := cmp.Diff(want, runs); diff != "" {
-		t.Errorf("trained text (-want +got):\n%s", diff)
+	msgs[1]["weight"] = 0.5
+	weighted.Messages, _ = json.Marshal(msgs)
+	if _, err := renderChats(m, trainData, []trainChat{weighted}, 1024, false); err == nil || !strings.Contains(err.Error(), "weight 0.5") {
+		t.Errorf("weight 0.5: %v, want an error naming it", err)
 	}
 }
 

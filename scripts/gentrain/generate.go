@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"math/rand/v2"
 	"path/filepath"
 
 	"github.com/loopagent/loop/agent/loop"
@@ -18,11 +19,16 @@ type generator struct {
 	fams   []family
 	seed   uint64
 	window int // the context size the tools' limits follow
+	retry  float64
 }
 
-// trainTask is the task of training chat i.
+// trainTask is the task of training chat i: a share g.retry of them open
+// with a broken call (retry.go), decided by a generator of their own so
+// that the tasks are the same whatever the share.
 func (g generator) trainTask(i int) Task {
-	return makeTask(g.fams[i%len(g.fams)], trainSeed(g.seed, i))
+	seed := trainSeed(g.seed, i)
+	t := makeTask(g.fams[i%len(g.fams)], seed)
+	return withRetry(t, rand.New(rand.NewPCG(seed, 0x7265747279)), g.retry) // "retry"
 }
 
 // chats writes the transcripts of the n training tasks to w, one JSON line

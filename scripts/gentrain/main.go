@@ -63,6 +63,7 @@ type genFlags struct {
 	families []string
 	window   int
 	template string
+	retry    float64
 }
 
 func main() {
@@ -86,6 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the run (below 2^32)")
 	fs.StringSliceVar(&f.families, "families", nil, "task families, comma-separated (default all: "+strings.Join(familyNames(), ",")+")")
 	fs.IntVarP(&f.window, "ctx-size", "c", 4096, "the context size `loop run -c` will use: it sets the tools' read and output limits")
+	fs.Float64Var(&f.retry, "retry-share", 0, "share of the training chats that open with a broken call the loop sends back (retry.go)")
 	fs.StringVar(&f.template, "template", "", "chat template (.jinja) to render the chats with for the length report (default: characters of the JSON)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -104,7 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// nor on a go.work above the temporary workspaces.
 	os.Setenv("GOFLAGS", "-count=1")
 	os.Setenv("GOWORK", "off")
-	g := generator{fams: fams, seed: f.seed, window: f.window}
+	g := generator{fams: fams, seed: f.seed, window: f.window, retry: f.retry}
 	if f.out != "" {
 		if err := g.writeChats(ctx, f.out, f.n, f.template, stderr); err != nil {
 			return err

@@ -40,6 +40,10 @@ type Task struct {
 	// Grounds are texts that some tool result must contain: what the
 	// final answer states, as the real tools showed it.
 	Grounds []string
+	// Retries is how many replies the loop must send back (retry.go);
+	// UnweightFirst marks the first assistant message "weight": 0.
+	Retries       int
+	UnweightFirst bool
 }
 
 // family makes the tasks of one family from a seeded generator.

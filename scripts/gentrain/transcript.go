@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,6 +24,38 @@ import (
 type Chat struct {
 	Messages []chat.Message  `json:"messages"`
 	Tools    json.RawMessage `json:"tools"`
+	// Unweighted are the messages written with "weight": 0.
+	Unweighted []int `json:"-"`
+}
+
+// MarshalJSON writes the chat with "weight": 0 on the Unweighted
+// messages, without HTML escaping.
+func (c Chat) MarshalJSON() ([]byte, error) {
+	msgs := make([]json.RawMessage, len(c.Messages))
+	for i, m := range c.Messages {
+		b, err := marshalNoEscape(m)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(c.Unweighted, i) {
+			b = append(b[:len(b)-1], `,"weight":0}`...)
+		}
+		msgs[i] = b
+	}
+	return marshalNoEscape(struct {
+		Messages []json.RawMessage `json:"messages"`
+		Tools    json.RawMessage   `json:"tools"`
+	}{msgs, c.Tools})
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // events collects a run's events.
@@ -71,7 +104,16 @@ func transcriptOf(ctx context.Context, t Task, window int) (Chat, error) {
 		return Chat{}, fmt.Errorf("%s task %d (%q): %w", t.Family, t.Seed, t.Text, err)
 	}
 	normalize(msgs)
-	return Chat{Messages: msgs, Tools: set.Definitions()}, nil
+	c := Chat{Messages: msgs, Tools: set.Definitions()}
+	if t.UnweightFirst {
+		for i, m := range msgs {
+			if m.Role == "assistant" {
+				c.Unweighted = []int{i}
+				break
+			}
+		}
+	}
+	return c, nil
 }
 
 // judge checks that a run went as its task planned.
@@ -82,11 +124,11 @@ func judge(t Task, out loop.Outcome, requests int, evs events, msgs []chat.Messa
 	if requests != len(t.Replies) {
 		return fmt.Errorf("the run took %d replies of %d", requests, len(t.Replies))
 	}
-	if out.Repairs > 0 || out.Retries > 0 {
-		return fmt.Errorf("the replies needed %d repairs and %d retries", out.Repairs, out.Retries)
+	if out.Repairs > 0 || out.Retries != t.Retries {
+		return fmt.Errorf("the replies needed %d repairs and %d retries, want 0 and %d", out.Repairs, out.Retries, t.Retries)
 	}
 	for _, e := range evs {
-		if e.Kind == transcript.KindNote || e.Kind == transcript.KindRejected {
+		if e.Kind == transcript.KindNote || e.Kind == transcript.KindRejected && t.Retries == 0 {
 			return fmt.Errorf("the loop sent a %s: %s", e.Kind, e.Text)
 		}
 	}
