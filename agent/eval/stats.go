@@ -18,7 +18,8 @@ type Interval struct {
 }
 
 // Wilson returns the 95% Wilson score interval of k successes in n
-// trials (seed 000 Example 9). With n = 0 nothing is known: [0, 1].
+// trials (seed 000 Example 9), within [0, 1]. With n = 0 nothing is
+// known: [0, 1].
 func Wilson(k, n int) Interval {
 	if n <= 0 {
 		return Interval{0, 1}
@@ -27,7 +28,15 @@ func Wilson(k, n int) Interval {
 	nf := float64(n)
 	center := (p + z2/(2*nf)) / (1 + z2/nf)
 	half := Z95 * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf)) / (1 + z2/nf)
-	return Interval{center - half, center + half}
+	iv := Interval{center - half, center + half}
+	// At k = 0 or n the bound is 0 or 1 exactly; rounding would print -0.0.
+	if k <= 0 {
+		iv.Low = 0
+	}
+	if k >= n {
+		iv.High = 1
+	}
+	return iv
 }
 
 // Overlaps reports whether two intervals share a point.

@@ -113,3 +113,19 @@ func TestCompare(t *testing.T) {
 		t.Errorf("Comparison.String() = %q, want %q", c.String(), want)
 	}
 }
+
+// TestWilsonBounds: at 0 and at n successes the interval ends at 0 and 1
+// exactly (rounding printed 0/72 as [-0.0, 5.1]).
+func TestWilsonBounds(t *testing.T) {
+	for _, n := range []int{1, 7, 72, 1000} {
+		if lo := Wilson(0, n).Low; lo != 0 || math.Signbit(lo) {
+			t.Errorf("Wilson(0, %d).Low = %v, want 0", n, lo)
+		}
+		if hi := Wilson(n, n).High; hi != 1 {
+			t.Errorf("Wilson(%d, %d).High = %v, want 1", n, n, hi)
+		}
+		if s := (Rate{0, n}).String(); strings.Contains(s, "-0.0") {
+			t.Errorf("Rate{0, %d} = %q", n, s)
+		}
+	}
+}
