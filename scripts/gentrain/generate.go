@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 
 	"github.com/loopagent/loop/agent/loop"

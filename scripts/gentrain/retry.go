@@ -16,7 +16,7 @@ import (
 
 // brokenKinds are the broken first calls, each beyond the repair layer.
 var brokenKinds = []struct {
-	name  string
+	name   string
 	break_ func(reply string) string
 	// kept: the loop keeps the broken call in the history (its arguments
 	// failed validation), so it must not be trained.
