@@ -391,29 +391,16 @@ func benchReuse(ctx context.Context, c *llama.Context, m *llama.Model, turns, tu
 		t := reuseTurn{Turn: turn, Prompt: len(prompt)}
 		// Warm first: the slot still holds the previous turn and its reply.
 		// Then cold: the same prompt into a cleared slot.
+		if t.Warm, err = timeFirstToken(ctx, slot, greedy, prompt); err != nil {
+			return nil, err
+		}
 		last := turn == turns || len(prompt)+conv.replyTokens+turnTokens*2 >= c.SeqSize()
-		for _, warm := range []bool{true, false} {
-			if !warm && turn%coldEvery != 0 && !last {
-				continue
-			}
-			if !warm {
-				if err := slot.Clear(); err != nil {
-					return nil, err
-				}
-			}
-			start := time.Now()
-			st, err := slot.Prefill(ctx, prompt)
-			if err != nil {
+		if turn%coldEvery == 0 || last {
+			if err := slot.Clear(); err != nil {
 				return nil, err
 			}
-			if _, err := greedy.Sample(c, -1); err != nil {
+			if t.Cold, err = timeFirstToken(ctx, slot, greedy, prompt); err != nil {
 				return nil, err
-			}
-			mt := turnMeasures{CacheN: st.CacheN, PromptN: st.PromptN, TTFTMs: float64(time.Since(start).Microseconds()) / 1000}
-			if warm {
-				t.Warm = mt
-			} else {
-				t.Cold = mt
 			}
 		}
 		// The assistant replies: its tokens are decoded one by one into the
@@ -431,6 +418,20 @@ func benchReuse(ctx context.Context, c *llama.Context, m *llama.Model, turns, tu
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// timeFirstToken prefills prompt into slot, reusing what it holds, and
+// samples one token: the time to first token of a turn.
+func timeFirstToken(ctx context.Context, slot *llama.Slot, greedy *llama.Sampler, prompt []llama.Token) (turnMeasures, error) {
+	start := time.Now()
+	st, err := slot.Prefill(ctx, prompt)
+	if err != nil {
+		return turnMeasures{}, err
+	}
+	if _, err := greedy.Sample(slot.Context(), -1); err != nil {
+		return turnMeasures{}, err
+	}
+	return turnMeasures{CacheN: st.CacheN, PromptN: st.PromptN, TTFTMs: float64(time.Since(start).Microseconds()) / 1000}, nil
 }
 
 // conversation writes deterministic ChatML-shaped turns of a coding session.

@@ -306,21 +306,7 @@ func renderChat(m *llama.Model, t *chat.Template, in chat.PromptInput, all bool,
 // train splits, packs and trains, then saves.
 func (f *trainFlags) train(ctx context.Context, m *llama.Model, tr *llama.Trainer, docs []trainDoc, stdout, stderr io.Writer) error {
 	rng := rand.New(rand.NewPCG(f.seed, 0x6c6f6f70)) // "loop"
-	rng.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
-	nVal := int(math.Round(f.val * float64(len(docs))))
-	if f.val > 0 && nVal == 0 && len(docs) > 1 {
-		nVal = 1
-	}
-	nVal = min(nVal, len(docs)-1)
-	sep := llama.Token(-1)
-	if !m.AddBOS() && m.BOS() >= 0 {
-		sep = m.BOS() // Qwen's <|endoftext|>, the document separator it was pretrained with
-	}
-	evalW, err := packDocs(docs[:nVal], f.ctxSize, sep, f.fill)
-	if err != nil {
-		return err
-	}
-	trainW, err := packDocs(docs[nVal:], f.ctxSize, sep, f.fill)
+	trainW, evalW, nVal, err := f.split(rng, m, docs)
 	if err != nil {
 		return err
 	}
@@ -350,6 +336,43 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, tr *llama.Traine
 			fmt.Fprintf(stdout, "held-out loss before training: %.4f\n", st.EvalLoss)
 		}
 	}
+	if err := f.runEpochs(ctx, tr, rng, trainW, evalW, &rep, stdout, stderr); err != nil {
+		return err
+	}
+	if err := tr.SaveFile(ctx, f.out); err != nil {
+		return err
+	}
+	if f.jsonOut {
+		return writeJSON(stdout, rep)
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", f.out)
+	return nil
+}
+
+// split shuffles docs with rng, holds --val of them out, and packs each
+// part into windows; nVal is the number held out.
+func (f *trainFlags) split(rng *rand.Rand, m *llama.Model, docs []trainDoc) (trainW, evalW []llama.Window, nVal int, err error) {
+	rng.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+	nVal = int(math.Round(f.val * float64(len(docs))))
+	if f.val > 0 && nVal == 0 && len(docs) > 1 {
+		nVal = 1
+	}
+	nVal = min(nVal, len(docs)-1)
+	sep := llama.Token(-1)
+	if !m.AddBOS() && m.BOS() >= 0 {
+		sep = m.BOS() // Qwen's <|endoftext|>, the document separator it was pretrained with
+	}
+	if evalW, err = packDocs(docs[:nVal], f.ctxSize, sep, f.fill); err != nil {
+		return nil, nil, 0, err
+	}
+	trainW, err = packDocs(docs[nVal:], f.ctxSize, sep, f.fill)
+	return trainW, evalW, nVal, err
+}
+
+// runEpochs trains --epochs epochs, the windows shuffled by rng before
+// each, the first --pretrain-epochs on every token, and adds each epoch to
+// rep.
+func (f *trainFlags) runEpochs(ctx context.Context, tr *llama.Trainer, rng *rand.Rand, trainW, evalW []llama.Window, rep *trainReport, stdout, stderr io.Writer) error {
 	allW := make([]llama.Window, len(trainW)) // the same windows, every token a target
 	for i, w := range trainW {
 		allW[i] = llama.Window{Tokens: w.Tokens}
@@ -369,25 +392,19 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, tr *llama.Traine
 			return err
 		}
 		rep.Epochs = append(rep.Epochs, ep)
-		if !f.jsonOut {
-			every := ""
-			if ep.AllTokens {
-				every = " (every token)"
-			}
-			fmt.Fprintf(stdout, "epoch %d/%d: train loss%s %.4f", e, f.epochs, every, ep.TrainLoss)
-			if ep.EvalWindows > 0 {
-				fmt.Fprintf(stdout, ", held-out loss %.4f", ep.EvalLoss)
-			}
-			fmt.Fprintf(stdout, " (%.1f s)\n", ep.Seconds)
+		if f.jsonOut {
+			continue
 		}
+		every := ""
+		if ep.AllTokens {
+			every = " (every token)"
+		}
+		fmt.Fprintf(stdout, "epoch %d/%d: train loss%s %.4f", e, f.epochs, every, ep.TrainLoss)
+		if ep.EvalWindows > 0 {
+			fmt.Fprintf(stdout, ", held-out loss %.4f", ep.EvalLoss)
+		}
+		fmt.Fprintf(stdout, " (%.1f s)\n", ep.Seconds)
 	}
-	if err := tr.SaveFile(ctx, f.out); err != nil {
-		return err
-	}
-	if f.jsonOut {
-		return writeJSON(stdout, rep)
-	}
-	fmt.Fprintf(stdout, "wrote %s\n", f.out)
 	return nil
 }
 
