@@ -112,14 +112,7 @@ func LoadModel(ctx context.Context, path string, p ModelParams) (*Model, error) 
 	if err := checkMeta(info.meta); err != nil {
 		return nil, newError(op, path, err)
 	}
-	mp := C.llama_model_default_params()
-	mp.n_gpu_layers = C.int32_t(min(p.GPULayers, 999))
-	if p.GPULayers < 0 {
-		mp.n_gpu_layers = 999
-	}
-	mp.use_mmap = C.bool(!p.NoMmap)
-	mp.use_mlock = C.bool(p.Mlock)
-	mp.vocab_only = C.bool(p.VocabOnly)
+	mp := p.cParams()
 	lp := &loadProgress{ctx: ctx, fn: p.Progress}
 	h := cgo.NewHandle(lp)
 	defer h.Delete()
@@ -160,6 +153,20 @@ func LoadModel(ctx context.Context, path string, p ModelParams) (*Model, error) 
 	model.print = &fingerprint{path: path, dataOffset: info.dataOffset}
 	model.leak = runtime.AddCleanup(model, reportLeak, "model "+path)
 	return model, nil
+}
+
+// cParams are llama.cpp's model parameters for p, without the progress
+// callback.
+func (p ModelParams) cParams() C.struct_llama_model_params {
+	mp := C.llama_model_default_params()
+	mp.n_gpu_layers = C.int32_t(min(p.GPULayers, 999))
+	if p.GPULayers < 0 {
+		mp.n_gpu_layers = 999
+	}
+	mp.use_mmap = C.bool(!p.NoMmap)
+	mp.use_mlock = C.bool(p.Mlock)
+	mp.vocab_only = C.bool(p.VocabOnly)
+	return mp
 }
 
 // loadFile runs llama_model_load_from_file once it is this call's turn,

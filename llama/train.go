@@ -7,6 +7,7 @@ package llama
 import "C"
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -113,42 +114,17 @@ func NewTrainer(ctx context.Context, path string, p TrainParams) (*Trainer, erro
 	if _, err := checkGGUF(path); err != nil {
 		return nil, newError(op, path, err)
 	}
-	switch {
-	case p.LearningRate < 0 || math.IsNaN(p.LearningRate) || math.IsInf(p.LearningRate, 0):
-		return nil, newError(op, path, detail(ErrInvalidArgument, "learning rate %v is not a positive number", p.LearningRate))
-	case !(p.WeightDecay >= 0 && p.WeightDecay <= 1):
-		return nil, newError(op, path, detail(ErrInvalidArgument, "weight decay %v is outside [0, 1]", p.WeightDecay))
-	case p.ContextSize < 0:
-		return nil, newError(op, path, detail(ErrInvalidArgument, "context size %d", p.ContextSize))
-	}
-	lr := p.LearningRate
-	if lr == 0 {
-		lr = 1e-4
-	}
-	if float32(lr) <= 0 {
-		return nil, newError(op, path, detail(ErrInvalidArgument, "learning rate %v rounds to 0 in float32", lr))
+	lr, err := p.check()
+	if err != nil {
+		return nil, newError(op, path, err)
 	}
 	threads, err := threadCount("threads", cmpOr(p.Threads, DefaultThreads()))
 	if err != nil {
 		return nil, newError(op, path, err)
 	}
-	cpath := C.CString(path)
-	defer C.free(unsafe.Pointer(cpath))
-	var hp C.struct_loop_gt_hparams
-	var code C.int32_t
-	var errbuf [512]C.char
-	errs := captureErrors()
-	g := C.loop_gt_open(cpath, C.int32_t(threads), &hp, &code, &errbuf[0], C.size_t(len(errbuf)))
-	logged := errs.stop()
-	if g == nil {
-		msg := C.GoString(&errbuf[0])
-		switch code {
-		case C.LOOP_GT_NOT_GGUF:
-			return nil, newError(op, path, detail(ErrNotGGUF, "%s", msg))
-		case C.LOOP_GT_INVALID:
-			return nil, newError(op, path, detail(ErrInvalidArgument, "%s", msg))
-		}
-		return nil, newError(op, path, fmt.Errorf("%s%s", msg, logged))
+	g, hp, err := openGraph(path, threads)
+	if err != nil {
+		return nil, newError(op, path, err)
 	}
 	t := &Trainer{g: g, path: path, lr: lr, wd: p.WeightDecay, shape: Shape{
 		Embedding: int(hp.n_embd), Layers: int(hp.n_layer), Heads: int(hp.n_head), HeadsKV: int(hp.n_head_kv),
@@ -170,6 +146,58 @@ func NewTrainer(ctx context.Context, path string, p TrainParams) (*Trainer, erro
 		return nil, newError(op, path, detail(ErrContextFull, "a window of %d tokens is longer than the trained context of %d (set AllowBeyondTrained)", t.n, t.shape.TrainContext))
 	}
 	return t, nil
+}
+
+// check refuses parameters out of range and returns the learning rate
+// (1e-4 for 0).
+func (p TrainParams) check() (float64, error) {
+	switch {
+	case p.LearningRate < 0 || math.IsNaN(p.LearningRate) || math.IsInf(p.LearningRate, 0):
+		return 0, detail(ErrInvalidArgument, "learning rate %v is not a positive number", p.LearningRate)
+	case !(p.WeightDecay >= 0 && p.WeightDecay <= 1):
+		return 0, detail(ErrInvalidArgument, "weight decay %v is outside [0, 1]", p.WeightDecay)
+	case p.ContextSize < 0:
+		return 0, detail(ErrInvalidArgument, "context size %d", p.ContextSize)
+	}
+	lr := cmp.Or(p.LearningRate, 1e-4)
+	return lr, checkLearningRate(lr)
+}
+
+// checkLearningRate refuses a rate that is not positive in float32, the
+// type AdamW's parameters have.
+func checkLearningRate(lr float64) error {
+	if !(lr > 0) || math.IsInf(lr, 0) {
+		return detail(ErrInvalidArgument, "learning rate %v is not a positive number", lr)
+	}
+	if float32(lr) <= 0 {
+		return detail(ErrInvalidArgument, "learning rate %v rounds to 0 in float32", lr)
+	}
+	return nil
+}
+
+// openGraph reads the GGUF file at path into loop's training graph, with
+// its hyper-parameters; the error says whether the file is not GGUF or
+// not trainable.
+func openGraph(path string, threads int) (*C.struct_loop_gt, C.struct_loop_gt_hparams, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var hp C.struct_loop_gt_hparams
+	var code C.int32_t
+	var errbuf [512]C.char
+	errs := captureErrors()
+	g := C.loop_gt_open(cpath, C.int32_t(threads), &hp, &code, &errbuf[0], C.size_t(len(errbuf)))
+	logged := errs.stop()
+	if g != nil {
+		return g, hp, nil
+	}
+	msg := C.GoString(&errbuf[0])
+	switch code {
+	case C.LOOP_GT_NOT_GGUF:
+		return nil, hp, detail(ErrNotGGUF, "%s", msg)
+	case C.LOOP_GT_INVALID:
+		return nil, hp, detail(ErrInvalidArgument, "%s", msg)
+	}
+	return nil, hp, fmt.Errorf("%s%s", msg, logged)
 }
 
 // maxWindow is the longest window or Logits call: its attention scores
@@ -200,8 +228,8 @@ func (t *Trainer) SetThreads(n int) error {
 // SetLearningRate sets AdamW's learning rate of the next steps, for a
 // schedule (warm-up, decay).
 func (t *Trainer) SetLearningRate(lr float64) error {
-	if !(lr > 0) || math.IsInf(lr, 0) || float32(lr) <= 0 {
-		return newError("set learning rate", "", detail(ErrInvalidArgument, "learning rate %v is not a positive number", lr))
+	if err := checkLearningRate(lr); err != nil {
+		return newError("set learning rate", "", err)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -110,6 +110,13 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return err
 	}
+	printChatSummary(stderr, resp)
+	return err
+}
+
+// printChatSummary writes what `loop chat` says after the streamed reply:
+// the finish reason, violations, parse problems and usage.
+func printChatSummary(stderr io.Writer, resp *local.Response) {
 	fmt.Fprintln(stderr) // the reply on stdout ends as the model ended it
 	fmt.Fprintf(stderr, "finish_reason: %s (format %s)\n", resp.FinishReason, resp.Format)
 	for _, v := range resp.Violations {
@@ -124,7 +131,6 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stderr, ", draft accepted %d of %d", u.DraftNAccepted, u.DraftN)
 	}
 	fmt.Fprintln(stderr)
-	return err
 }
 
 // client makes the in-process client with the flags' context, threads,
