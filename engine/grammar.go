@@ -29,8 +29,9 @@ func Check(gbnf string) error {
 // CompileCalls compiles a tool-call grammar. A lazy grammar waits for its
 // triggers: a trigger that is one token of the vocabulary (such as
 // <tool_call> in Qwen's) becomes a trigger token, any other a word that
-// wakes it anywhere in the output, as llama-server's word triggers do. A
-// nil g (tool_choice none) gives a nil sampler.
+// wakes it anywhere in the output, as llama-server's word triggers do.
+// Start triggers wake it only at the start of the output. A nil g
+// (tool_choice none) gives a nil sampler.
 func CompileCalls(m *llama.Model, g *grammar.CallGrammar) (*llama.Sampler, error) {
 	if g == nil {
 		return nil, nil
@@ -41,7 +42,7 @@ func CompileCalls(m *llama.Model, g *grammar.CallGrammar) (*llama.Sampler, error
 	if !g.Lazy {
 		return m.NewGrammar(g.GBNF, "root")
 	}
-	var trig llama.LazyTriggers
+	trig := llama.LazyTriggers{Starts: g.StartTriggers}
 	for _, w := range g.Triggers {
 		toks, err := m.Tokenize(w, false, true)
 		if err != nil {

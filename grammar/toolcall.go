@@ -124,7 +124,10 @@ type CallGrammar struct {
 	// trigger is a single token of the vocabulary, else a pattern.
 	Lazy     bool
 	Triggers []string
-	Notes    []Note // constraints left to validation
+	// StartTriggers wake a lazy grammar only at the start of the output,
+	// after white space (llama-server's full-output trigger patterns).
+	StartTriggers []string
+	Notes         []Note // constraints left to validation
 }
 
 // ToolCalls compiles the grammar for calls of tools in format f. It returns

@@ -245,3 +245,19 @@ func TestClosedHandles(t *testing.T) {
 	c2.Close()
 	g.Close()
 }
+
+// TestMatmulGFLOPS times the roofline's matrix product with F32, F16 and
+// Q8_0 weights, and refuses a type it cannot make: an unknown one, and
+// IQ2_XXS, which needs an importance matrix.
+func TestMatmulGFLOPS(t *testing.T) {
+	for _, typ := range []int{0, 1, 8} {
+		if g, err := llama.MatmulGFLOPS(256, typ, 1, 1); err != nil || !(g > 0) {
+			t.Errorf("type %d: %v GFLOP/s, %v", typ, g, err)
+		}
+	}
+	for _, typ := range []int{-1, 4, 16, 999} {
+		if _, err := llama.MatmulGFLOPS(256, typ, 1, 1); !errors.Is(err, llama.ErrInvalidArgument) {
+			t.Errorf("type %d: %v, want ErrInvalidArgument", typ, err)
+		}
+	}
+}

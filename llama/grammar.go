@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -39,6 +40,10 @@ type LazyTriggers struct {
 	// Tokens wake the grammar when one of them is sampled; the grammar
 	// reads the output from that token on.
 	Tokens []Token
+	// Starts wake the grammar only when the output begins with one of
+	// them, after white space (llama-server's full-output trigger
+	// patterns, such as a bare {"name" call at the start of a reply).
+	Starts []string
 }
 
 // NewLazyGrammar returns a grammar sampler that stays inactive, allowing
@@ -49,10 +54,10 @@ type LazyTriggers struct {
 // token, and overflows its stack after about 7,000 tokens). Feed it with
 // SampleGrammar or Accept; it cannot be part of a chain.
 func (m *Model) NewLazyGrammar(gbnf, root string, trig LazyTriggers) (*Sampler, error) {
-	if len(trig.Words) == 0 && len(trig.Tokens) == 0 {
+	if len(trig.Words) == 0 && len(trig.Tokens) == 0 && len(trig.Starts) == 0 {
 		return nil, newError("new grammar", "", detail(ErrGrammar, "a lazy grammar needs a trigger word or token"))
 	}
-	for _, w := range trig.Words {
+	for _, w := range slices.Concat(trig.Words, trig.Starts) {
 		if w == "" {
 			return nil, newError("new grammar", "", detail(ErrGrammar, "empty trigger word"))
 		}
@@ -77,7 +82,9 @@ func (m *Model) newGrammar(gbnf, root string, trig *LazyTriggers) (*Sampler, err
 				return newError(op, "", err)
 			}
 			tokens = trig.Tokens
-			patterns = wordPatterns(trig.Words)
+			// Go decides when a start word wakes the grammar, and feeds
+			// llama.cpp the output from it on, where it finds it as a word.
+			patterns = wordPatterns(slices.Concat(trig.Words, trig.Starts))
 		}
 		g, err := initGrammar(m.vocab, gbnf, root, trig != nil, patterns, tokens)
 		if err != nil {

@@ -3,6 +3,7 @@ package llama
 import (
 	"bytes"
 	"slices"
+	"strings"
 )
 
 // lazyWatch wakes a lazy grammar from Go. llama.cpp's lazy grammar keeps
@@ -15,6 +16,10 @@ import (
 // then it hands over the few tokens from the one where the word starts, and
 // llama.cpp's grammar finds the word in them and wakes exactly as it would
 // have.
+//
+// Start words wake the grammar only at the start of the output, after
+// white space: the watch keeps the output from its first other byte for as
+// long as it may still begin with one of them.
 type lazyWatch struct {
 	words  [][]byte
 	tokens []Token
@@ -23,6 +28,11 @@ type lazyWatch struct {
 	toks   []Token // the tokens of tail
 	ends   []int   // where each of them ends in tail
 	awake  bool
+
+	starts [][]byte
+	head   []byte  // the output from its first byte that is not white space
+	htoks  []Token // the tokens of head, the first one maybe with white space before
+	open   bool    // head may still begin with a start word
 }
 
 func newLazyWatch(t LazyTriggers) *lazyWatch {
@@ -31,11 +41,16 @@ func newLazyWatch(t LazyTriggers) *lazyWatch {
 		w.words = append(w.words, []byte(word))
 		w.keep = max(w.keep, len(word)-1)
 	}
+	for _, word := range t.Starts {
+		w.starts = append(w.starts, []byte(word))
+	}
+	w.reset()
 	return w
 }
 
 func (w *lazyWatch) reset() {
 	w.tail, w.toks, w.ends, w.awake = w.tail[:0], w.toks[:0], w.ends[:0], false
+	w.head, w.htoks, w.open = w.head[:0], w.htoks[:0], len(w.starts) > 0
 }
 
 // accept returns the tokens the grammar must accept now that t was chosen:
@@ -49,7 +64,12 @@ func (w *lazyWatch) accept(m *Model, t Token) []Token {
 		w.wake()
 		return []Token{t}
 	}
-	w.tail = append(w.tail, m.piece(t, true)...)
+	p := m.piece(t, true)
+	if feed := w.acceptStart(t, p); feed != nil {
+		w.wake()
+		return feed
+	}
+	w.tail = append(w.tail, p...)
 	w.toks = append(w.toks, t)
 	w.ends = append(w.ends, len(w.tail))
 	if at := w.find(); at >= 0 {
@@ -62,6 +82,35 @@ func (w *lazyWatch) accept(m *Model, t Token) []Token {
 		return feed
 	}
 	w.trim()
+	return nil
+}
+
+// acceptStart follows the start of the output with t, whose text is p:
+// it returns the tokens from the first one that is not all white space
+// when a start word has just completed there, else nil.
+func (w *lazyWatch) acceptStart(t Token, piece string) []Token {
+	if !w.open {
+		return nil
+	}
+	p := piece
+	if len(w.head) == 0 {
+		if p = strings.TrimLeft(p, " \t\n\r"); p == "" {
+			return nil
+		}
+	}
+	w.head = append(w.head, p...)
+	w.htoks = append(w.htoks, t)
+	for _, s := range w.starts {
+		if bytes.HasPrefix(w.head, s) {
+			return slices.Clone(w.htoks)
+		}
+	}
+	for _, s := range w.starts {
+		if bytes.HasPrefix(s, w.head) {
+			return nil
+		}
+	}
+	w.open = false
 	return nil
 }
 

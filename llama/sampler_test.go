@@ -164,6 +164,31 @@ func TestLazyGrammarWord(t *testing.T) {
 	}
 }
 
+// TestLazyGrammarStart wakes a lazy grammar with a start word: at the
+// start of the output, after white space, and never after other text.
+func TestLazyGrammarStart(t *testing.T) {
+	m := load(t, testmodels.TinyQwen15F32)
+	digit, letter := tokenize(t, m, "7")[0], tokenize(t, m, "x")[0]
+	for _, c := range []struct {
+		out  string
+		wake bool
+	}{{"{\"name\"", true}, {"\n  {\"name\"", true}, {"ok {\"name\"", false}, {"{\"path\"", false}} {
+		g, err := m.NewLazyGrammar(`root ::= "{\"name\"" [0-9]+`, "", llama.LazyTriggers{Starts: []string{`{"name"`}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range tokenize(t, m, c.out) {
+			if err := g.Accept(tok); err != nil {
+				t.Fatalf("%q: Accept: %v", c.out, err)
+			}
+		}
+		if woke := !g.Allows(letter); woke != c.wake || !g.Allows(digit) {
+			t.Errorf("after %q: awake %v, Allows(7) %v; want awake %v", c.out, woke, g.Allows(digit), c.wake)
+		}
+		g.Close()
+	}
+}
+
 // TestSamplerApply runs llama.cpp samplers on a fixed logit vector: the
 // seed 000 Example 6 setting (min_p 0.05 then temperature 1.0) keeps the
 // three plausible tokens and gives read_file 0.7662.

@@ -13,7 +13,8 @@ import (
 // calls in a wrapper, which grammar.ToolCalls builds from a grammar.Format;
 // the prompt format is grammar.PromptBased; Qwen3-Coder, Harmony and the
 // [ARGS] form of Mistral are built here with a grammar.Builder. Every
-// grammar allows exactly the text its parser reads as calls.
+// grammar allows exactly the text its parser reads as calls, except the
+// bare call object Hermes' lazy grammar also constrains (hermesGrammar).
 
 var (
 	// llama3Format writes {"name": ..., "parameters": {...}}, with no
@@ -28,8 +29,39 @@ var (
 // harmonyTrigger starts a Harmony call in the channel-header form.
 const harmonyTrigger = hChannel + "commentary to=functions."
 
+// hermesBare wakes Hermes' lazy grammar on a bare call object at the start
+// of a reply, as llama-server's Hermes trigger pattern does.
+var hermesBare = []string{`{"name"`, `{ "name"`}
+
+// hermesGrammar is ToolCalls' grammar; when lazy, it also wakes on a call
+// object written without <tool_call> at the start of the reply, and then
+// allows that one object. The parser reads such a reply as content outside
+// the format (seed 004 Example 5), which the agent's recovery takes as a
+// call: what the grammar then guarantees is that the object is complete and
+// fits its schema, as llama-server's does.
 func hermesGrammar(f *format, opts grammar.CallOptions) (*grammar.CallGrammar, error) {
-	return grammar.ToolCalls(grammar.Hermes, GrammarTools(f.tools), opts)
+	g, err := grammar.ToolCalls(grammar.Hermes, GrammarTools(f.tools), opts)
+	if err != nil || g == nil || !g.Lazy {
+		return g, err
+	}
+	body, err := rootBody(g.GBNF, f.name)
+	if err != nil {
+		return nil, err
+	}
+	_, rest, _ := strings.Cut(g.GBNF, "\n")
+	g.GBNF = "root ::= " + body + " | call-object\n" + rest
+	g.StartTriggers = hermesBare
+	return g, nil
+}
+
+// rootBody returns the body of the root rule, the first rule of gbnf.
+func rootBody(gbnf, name string) (string, error) {
+	root, _, _ := strings.Cut(gbnf, "\n")
+	body, ok := strings.CutPrefix(root, "root ::= ")
+	if !ok {
+		return "", &Error{Op: "tool call grammar", Subject: name, Err: errors.New("root is not the first rule")}
+	}
+	return body, nil
 }
 
 func promptGrammar(f *format, opts grammar.CallOptions) (*grammar.CallGrammar, error) {
@@ -43,11 +75,11 @@ func llama3Grammar(f *format, opts grammar.CallOptions) (*grammar.CallGrammar, e
 	if err != nil || g == nil {
 		return g, err
 	}
-	root, rest, _ := strings.Cut(g.GBNF, "\n")
-	body, ok := strings.CutPrefix(root, "root ::= ")
-	if !ok {
-		return nil, &Error{Op: "tool call grammar", Subject: f.name, Err: errors.New("root is not the first rule")}
+	body, err := rootBody(g.GBNF, f.name)
+	if err != nil {
+		return nil, err
 	}
+	_, rest, _ := strings.Cut(g.GBNF, "\n")
 	g.GBNF = "root ::= " + grammar.Quote(pythonTag) + "? (" + body + ")\n" + rest
 	return g, nil
 }

@@ -137,7 +137,7 @@ func (r *Report) Chart() string {
 func (r *Report) parseLabel() string {
 	for _, s := range r.Summaries {
 		if s.Grammar {
-			return "some under a grammar: 100% by construction there"
+			return "some under a grammar: there the grammar's rate, not the model's"
 		}
 	}
 	return "no grammar"

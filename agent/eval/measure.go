@@ -58,7 +58,8 @@ type Result struct {
 	Edits      int `json:"edits,omitempty"`
 	EditsFound int `json:"edits_found,omitempty"`
 	// Grammar: the replies were written under a call grammar, so their
-	// parse rate is 100% by construction.
+	// parse rate is the grammar's, not the model's: a call the grammar
+	// constrained always parses (a call it never woke for may not).
 	Grammar bool `json:"grammar,omitempty"`
 }
 

@@ -184,7 +184,7 @@ func trimLines(s string) string {
 // meaningless under one.
 func (s Summary) parseLabel() string {
 	if s.Grammar {
-		return "grammar: 100% by construction"
+		return "grammar on: the grammar's rate, not the model's"
 	}
 	return "no grammar"
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/repair"
 	"github.com/loopagent/loop/engine"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/internal/testmodels"
@@ -91,4 +92,64 @@ func defaultChain(t *testing.T, seed uint32) *llama.Sampler {
 		}
 	}
 	return ch
+}
+
+// TestHermesBareCall starts a reply with a bare {"name" under Hermes' auto
+// grammar: the grammar wakes on it, the model finishes one complete call
+// object, and recovery takes it as a valid call. After other text the same
+// object leaves the grammar asleep.
+func TestHermesBareCall(t *testing.T) {
+	m := loadModel(t, testmodels.TinyQwen3F16)
+	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: 1024, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	slot, _ := llama.NewSlot(c, 0)
+	tools, _ := chat.ParseTools([]byte(seedTool))
+	f, err := chat.NewFormat("hermes", tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg, err := f.Grammar(grammar.CallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := `{"name"`
+	for _, lead := range []string{"", "I will look. "} {
+		g, err := engine.CompileCalls(m, cg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, _ := m.Tokenize(lead+start, false, false)
+		for _, tok := range head {
+			if err := g.Accept(tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if g.Waiting() != (lead != "") {
+			t.Errorf("after %q: waiting %v, want %v", lead+start, g.Waiting(), lead != "")
+		}
+		if lead != "" {
+			g.Close()
+			continue
+		}
+		prompt, _ := m.Tokenize("<|im_start|>user\nWhat is in pom.xml?<|im_end|>\n<|im_start|>assistant\n", false, true)
+		ch := defaultChain(t, 3)
+		res, err := engine.Generate(context.Background(), slot, engine.Request{Prompt: append(prompt, head...), Chain: ch, Grammar: g, NPredict: 400, RenderSpecial: true})
+		ch.Close()
+		g.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := start + res.Text
+		v, err := chat.NewValidator(tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixed, _ := repair.Fixer{Format: f, Check: repair.Validates(v), NoRepair: true}.Fix(text, f.Parse(text))
+		if res.StopType != engine.StopEOS || len(fixed.Calls) != 1 || fixed.Calls[0].Function.Name != "read_file" {
+			t.Errorf("stop %s, calls %+v after recovery, from %q", res.StopType, fixed.Calls, text)
+		}
+	}
 }

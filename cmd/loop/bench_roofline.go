@@ -17,7 +17,8 @@ import (
 type roofline struct {
 	Threads      int     `json:"threads"`
 	BandwidthGBs float64 `json:"copy_bandwidth_gbs"` // bytes read + written per second, in GB
-	MatmulGFLOPS float64 `json:"matmul_gflops"`      // F32 2048×2048 by 2048×2048, ggml's CPU kernels
+	MatmulGFLOPS float64 `json:"matmul_gflops"`      // 2048×2048 weights by 2048×2048 F32, ggml's CPU kernels
+	MatmulType   string  `json:"matmul_weight_type"` // the weights' type: most of the model's layer weights
 	WeightBytes  uint64  `json:"bytes_per_token"`    // weights read per decoded token
 	Params       uint64  `json:"matmul_params"`      // parameters of the matrix products
 	TG, PP       float64 `json:"-"`
@@ -26,7 +27,7 @@ type roofline struct {
 }
 
 func measureRoofline(m *llama.Model, threads int, results []benchResult) (*roofline, error) {
-	bytesPerToken, flopParams, err := perToken(m.Path())
+	bytesPerToken, flopParams, kind, err := perToken(m.Path())
 	if err != nil {
 		return nil, err
 	}
@@ -34,11 +35,12 @@ func measureRoofline(m *llama.Model, threads int, results []benchResult) (*roofl
 	if err != nil {
 		return nil, err
 	}
-	gf, err := llama.MatmulGFLOPS(2048, threads, 3)
+	gf, err := llama.MatmulGFLOPS(2048, int(kind), threads, 3)
 	if err != nil {
 		return nil, err
 	}
-	r := &roofline{Threads: threads, BandwidthGBs: bw, MatmulGFLOPS: gf, WeightBytes: bytesPerToken, Params: flopParams}
+	r := &roofline{Threads: threads, BandwidthGBs: bw, MatmulGFLOPS: gf, MatmulType: ggml.TensorType(kind).String(),
+		WeightBytes: bytesPerToken, Params: flopParams}
 	r.TGBound = bw * 1e9 / float64(bytesPerToken)
 	r.PPBound = gf * 1e9 / (2 * float64(flopParams))
 	for _, res := range results {
@@ -56,17 +58,19 @@ func measureRoofline(m *llama.Model, threads int, results []benchResult) (*roofl
 // (every weight but the token embeddings, of which one row is read,
 // unless the output reuses them) and the parameters of the matrix
 // products a prompt token goes through (all layers; the output layer runs
-// for the last token only).
-func perToken(path string) (bytes, params uint64, err error) {
+// for the last token only), and the type that holds most of those
+// parameters' bytes.
+func perToken(path string) (bytes, params uint64, kind uint32, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer f.Close()
 	g, err := ggml.Decode(f, 0)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s: %w", path, err)
+		return 0, 0, 0, fmt.Errorf("%s: %w", path, err)
 	}
+	byKind := map[uint32]uint64{}
 	tied := true
 	for _, t := range g.Tensors().Items() {
 		if t.Name == "output.weight" {
@@ -81,14 +85,20 @@ func perToken(path string) (bytes, params uint64, err error) {
 		// Prefill computes the output layer for its last token only.
 		if len(t.Shape) == 2 && t.Name != "output.weight" && t.Name != "token_embd.weight" {
 			params += t.Elements()
+			byKind[t.Kind] += t.Size()
 		}
 	}
-	return bytes, params, nil
+	for k, n := range byKind {
+		if n > byKind[kind] || (n == byKind[kind] && k < kind) {
+			kind = k
+		}
+	}
+	return bytes, params, kind, nil
 }
 
 func (r *roofline) print(w io.Writer) {
-	fmt.Fprintf(w, "\nroofline, %d threads: copy %.1f GB/s (read + written), F32 matmul 2048³ %.1f GFLOP/s (ggml's kernels)\n",
-		r.Threads, r.BandwidthGBs, r.MatmulGFLOPS)
+	fmt.Fprintf(w, "\nroofline, %d threads: copy %.1f GB/s (read + written), %s × F32 matmul 2048³ %.1f GFLOP/s (ggml's kernels)\n",
+		r.Threads, r.BandwidthGBs, r.MatmulType, r.MatmulGFLOPS)
 	if r.TG > 0 {
 		fmt.Fprintf(w, "  tg %.2f t/s = %.0f%% of the bandwidth bound %.2f t/s (%s of weights read per token)\n",
 			r.TG, 100*r.TG/r.TGBound, r.TGBound, humanBytes(r.WeightBytes))

@@ -65,7 +65,7 @@ func (f *modelFlags) setup(stderr io.Writer) error {
 	llama.SetLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})))
 	dir := f.backendDir
 	if dir == "" {
-		exe, err := os.Executable()
+		exe, err := selfExe()
 		if err != nil {
 			return nil
 		}

@@ -27,6 +27,8 @@ import (
 	"os/signal"
 
 	"github.com/spf13/pflag"
+
+	"github.com/loopagent/loop/internal/variants"
 )
 
 // command is one subcommand: it parses its own flags from args and writes
@@ -60,6 +62,8 @@ var commands = []command{
 }
 
 func main() {
+	launchedFrom = os.Getenv(variants.EnvExe)
+	os.Unsetenv(variants.EnvExe) // not for the commands loop runs
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	go func() {
 		<-ctx.Done()

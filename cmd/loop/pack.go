@@ -9,6 +9,21 @@ import (
 	"github.com/loopagent/loop/internal/pack"
 )
 
+// launchedFrom is the file of make dist's launcher when it started this
+// build from memory (internal/variants), else "".
+var launchedFrom string
+
+// selfExe is the file this loop runs from: the launcher it came out of, or
+// its own executable. A packed model lies at its end, lib/ next to it.
+func selfExe() (string, error) {
+	if launchedFrom != "" {
+		if st, err := os.Stat(launchedFrom); err == nil && st.Mode().IsRegular() {
+			return launchedFrom, nil
+		}
+	}
+	return os.Executable()
+}
+
 // runPack is `loop pack -m FILE.gguf -o TOOL`: a copy of this binary with
 // the model inside, so that `./TOOL run "task"` needs no -m.
 func runPack(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -21,7 +36,7 @@ func runPack(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *model == "" || *out == "" {
 		return usagef("want -m FILE.gguf -o OUTPUT")
 	}
-	exe, err := os.Executable()
+	exe, err := selfExe()
 	if err != nil {
 		return err
 	}
@@ -44,7 +59,7 @@ func runPack(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // packedModel is the path of the model this binary carries, extracted on
 // the first start into the cache directory, or "" when it carries none.
 func packedModel(stderr io.Writer) (string, error) {
-	exe, err := os.Executable()
+	exe, err := selfExe()
 	if err != nil {
 		return "", nil
 	}
