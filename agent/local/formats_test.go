@@ -19,14 +19,7 @@ import (
 // validates what it wrote: each format's grammar, parser and validator
 // agree on one complete, valid call.
 func TestFormatsEndToEnd(t *testing.T) {
-	m := loadModel(t, testmodels.TinyQwen3F16)
-	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: 1024, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	slot, _ := llama.NewSlot(c, 0)
-	tools, _ := chat.ParseTools([]byte(seedTool))
+	m, slot, tools := formatsSetup(t)
 	v, err := chat.NewValidator(tools)
 	if err != nil {
 		t.Fatal(err)
@@ -99,14 +92,7 @@ func defaultChain(t *testing.T, seed uint32) *llama.Sampler {
 // object, and recovery takes it as a valid call. After other text the same
 // object leaves the grammar asleep.
 func TestHermesBareCall(t *testing.T) {
-	m := loadModel(t, testmodels.TinyQwen3F16)
-	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: 1024, Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	slot, _ := llama.NewSlot(c, 0)
-	tools, _ := chat.ParseTools([]byte(seedTool))
+	m, slot, tools := formatsSetup(t)
 	f, err := chat.NewFormat("hermes", tools)
 	if err != nil {
 		t.Fatal(err)
@@ -152,4 +138,24 @@ func TestHermesBareCall(t *testing.T) {
 			t.Errorf("stop %s, calls %+v after recovery, from %q", res.StopType, fixed.Calls, text)
 		}
 	}
+}
+
+// formatsSetup loads the Qwen3-vocabulary tiny model with one slot of a
+// 1024-token context, and parses the seed's tool.
+func formatsSetup(t *testing.T) (*llama.Model, *llama.Slot, []chat.Tool) {
+	m := loadModel(t, testmodels.TinyQwen3F16)
+	c, err := llama.NewContext(m, llama.ContextParams{ContextSize: 1024, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	slot, err := llama.NewSlot(c, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := chat.ParseTools([]byte(seedTool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, slot, tools
 }

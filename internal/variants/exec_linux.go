@@ -53,20 +53,5 @@ func extractFile(exe, path string, v *Variant) error {
 	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(exe), ".build-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	err = Extract(tmp, path, v)
-	if err == nil {
-		err = tmp.Chmod(0o755)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), exe)
-	}
-	return err
+	return writeExecutable(exe, func(w *os.File) error { return Extract(w, path, v) })
 }

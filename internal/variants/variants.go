@@ -83,12 +83,21 @@ func Write(out, launcher string, builds []Build) error {
 	if len(builds) == 0 {
 		return &Error{"write", out, errors.New("no builds")}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".dist-*")
-	if err != nil {
+	if err := writeExecutable(out, func(w *os.File) error { return writeAll(w, launcher, builds) }); err != nil {
 		return &Error{"write", out, err}
 	}
+	return nil
+}
+
+// writeExecutable writes out through a temporary file in its directory,
+// renamed into place executable once fill succeeded.
+func writeExecutable(out string, fill func(*os.File) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".loop-*")
+	if err != nil {
+		return err
+	}
 	defer os.Remove(tmp.Name())
-	err = writeAll(tmp, launcher, builds)
+	err = fill(tmp)
 	if err == nil {
 		err = tmp.Chmod(0o755)
 	}
@@ -98,10 +107,7 @@ func Write(out, launcher string, builds []Build) error {
 	if err == nil {
 		err = os.Rename(tmp.Name(), out)
 	}
-	if err != nil {
-		return &Error{"write", out, err}
-	}
-	return nil
+	return err
 }
 
 func writeAll(w *os.File, launcher string, builds []Build) error {
