@@ -248,10 +248,12 @@ func TestClosedHandles(t *testing.T) {
 
 // TestMatmulGFLOPS times the roofline's matrix product with F32, F16 and
 // Q8_0 weights, and refuses a type it cannot make: an unknown one, and
-// IQ2_XXS, which needs an importance matrix.
+// IQ2_XXS, which needs an importance matrix. It repeats the product three
+// times, as loop bench does: each run once took a new work buffer from a
+// pool sized for one, and a 1024 Q8_0 product crashed inside ggml.
 func TestMatmulGFLOPS(t *testing.T) {
 	for _, typ := range []int{0, 1, 8} {
-		if g, err := llama.MatmulGFLOPS(256, typ, 1, 1); err != nil || !(g > 0) {
+		if g, err := llama.MatmulGFLOPS(1024, typ, 1, 3); err != nil || !(g > 0) {
 			t.Errorf("type %d: %v GFLOP/s, %v", typ, g, err)
 		}
 	}

@@ -2,6 +2,8 @@
 // on the CPU backend, weights of the model's type by F32 activations, the
 // peak the model's own kernels reach.
 #include <chrono>
+#include <cstdint>
+#include <vector>
 #include "ggml.h"
 #include "ggml-cpu.h"
 
@@ -20,7 +22,7 @@ extern "C" double loop_matmul_gflops(int n, int type, int threads, int reps) {
     try {
         if (n <= 0 || n > 8192 || threads <= 0 || reps <= 0 || !loop_matmul_type_ok(type, n)) return -1;
         enum ggml_type wt = (enum ggml_type) type;
-        size_t mem = 4 * (size_t)n * n * sizeof(float) + 4 * ggml_tensor_overhead() + ggml_graph_overhead() + (1 << 20);
+        size_t mem = 3 * (size_t)n * n * sizeof(float) + ggml_row_size(wt, n) * n + 4 * ggml_tensor_overhead() + ggml_graph_overhead() + (1 << 20);
         struct ggml_init_params p = {mem, nullptr, false};
         struct ggml_context * ctx = ggml_init(p);
         if (!ctx) return -1;
@@ -37,10 +39,15 @@ extern "C" double loop_matmul_gflops(int n, int type, int threads, int reps) {
         struct ggml_tensor * c = ggml_mul_mat(ctx, a, b);
         struct ggml_cgraph * gf = ggml_new_graph(ctx);
         ggml_build_forward_expand(gf, c);
-        if (ggml_graph_compute_with_ctx(ctx, gf, threads) != GGML_STATUS_SUCCESS) { ggml_free(ctx); return -1; }
+        // One plan and one work buffer for every run: ggml_graph_compute_with_ctx
+        // would take a new work buffer from ctx on each call and run out.
+        struct ggml_cplan plan = ggml_graph_plan(gf, threads, nullptr);
+        std::vector<uint8_t> work(plan.work_size);
+        plan.work_data = work.data();
+        if (ggml_graph_compute(gf, &plan) != GGML_STATUS_SUCCESS) { ggml_free(ctx); return -1; }
         auto t0 = std::chrono::steady_clock::now();
         for (int r = 0; r < reps; r++) {
-            if (ggml_graph_compute_with_ctx(ctx, gf, threads) != GGML_STATUS_SUCCESS) { ggml_free(ctx); return -1; }
+            if (ggml_graph_compute(gf, &plan) != GGML_STATUS_SUCCESS) { ggml_free(ctx); return -1; }
         }
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         ggml_free(ctx);

@@ -32,43 +32,94 @@ func editPrompt() string {
 	return b.String()
 }
 
-// benchDraft generates n_gen tokens greedily after editPrompt, without and
-// with drafting, f.reps times each after a warm-up: the rows edit-tgN and
-// edit-tgN+draftK.
+// textPrompt is prose that a reply need not copy: sampled at temperature 1
+// from a random or small model, the reply repeats next to nothing, so
+// prompt lookup finds little to draft and what it drafts fails. The rows
+// text-tgN and text-tgN+draftK show what drafting costs where it does not
+// pay (issue 14's floor: no slower than 0.98x).
+const textPrompt = "Write a short story about a lighthouse keeper who finds a message in a bottle. " +
+	"Describe the weather, the sea and the keeper's thoughts, in plain words.\n\n"
+
+// textSeed seeds the sampled chain of the text rows; each run starts from
+// it, so plain and drafted runs sample the same tokens.
+const textSeed = 42
+
+// benchDraft generates n_gen tokens after editPrompt greedily, and after
+// textPrompt sampled at temperature 1, each without and with drafting,
+// f.reps times after a warm-up: the rows edit-tgN, edit-tgN+draftK,
+// text-tgN and text-tgN+draftK.
 func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchResult, rep *benchReport) error {
-	prompt, err := m.Tokenize(editPrompt(), true, true)
+	edit, err := m.Tokenize(editPrompt(), true, true)
 	if err != nil {
 		return err
 	}
-	slot, greedy, done, err := f.greedySlot(m, max(len(prompt)+f.nGen+f.draftMax+1, 512))
+	text, err := m.Tokenize(textPrompt, true, true)
+	if err != nil {
+		return err
+	}
+	slot, greedy, done, err := f.greedySlot(m, max(len(edit), len(text))+f.nGen+f.draftMax+1)
 	if err != nil {
 		return err
 	}
 	defer done()
-	for _, draftMax := range []int{0, f.draftMax} {
-		r := base
-		r.Test, r.NPrompt, r.NGen = fmt.Sprintf("edit-tg%d", f.nGen), len(prompt), f.nGen
-		if draftMax > 0 {
-			r.Test += fmt.Sprintf("+draft%d", draftMax)
-			r.Draft = &draftStats{DraftMax: draftMax}
+	sampled := func() (*llama.Sampler, error) {
+		chain := llama.NewChain(true)
+		if err := chain.Add(llama.NewTemp(1)); err != nil {
+			chain.Close()
+			return nil, err
 		}
-		for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
-			res, err := engine.Generate(ctx, slot, engine.Request{Prompt: prompt, Chain: greedy, NPredict: f.nGen, DraftMax: draftMax})
-			if err != nil {
-				return err
-			}
-			if i < 0 {
-				continue
-			}
-			r.Samples = append(r.Samples, res.PerSecond())
-			if d := r.Draft; d != nil {
-				d.Drafted, d.Accepted, d.Decodes, d.Tokens = d.Drafted+res.Drafted, d.Accepted+res.Accepted, d.Decodes+res.Decodes, d.Tokens+len(res.Tokens)
-			}
+		if err := chain.Add(llama.NewDist(textSeed)); err != nil {
+			chain.Close()
+			return nil, err
 		}
-		r.AvgTS, r.StdevTS = meanStdev(r.Samples)
-		rep.Results = append(rep.Results, r)
+		return chain, nil
+	}
+	workloads := []struct {
+		name   string
+		prompt []llama.Token
+		chain  func() (*llama.Sampler, error) // nil: greedy
+	}{{"edit", edit, nil}, {"text", text, sampled}}
+	for _, w := range workloads {
+		for _, draftMax := range []int{0, f.draftMax} {
+			r := base
+			r.Test, r.NPrompt, r.NGen = fmt.Sprintf("%s-tg%d", w.name, f.nGen), len(w.prompt), f.nGen
+			if draftMax > 0 {
+				r.Test += fmt.Sprintf("+draft%d", draftMax)
+				r.Draft = &draftStats{DraftMax: draftMax}
+			}
+			for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
+				res, err := draftRun(ctx, slot, greedy, w.chain, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: draftMax})
+				if err != nil {
+					return err
+				}
+				if i < 0 {
+					continue
+				}
+				r.Samples = append(r.Samples, res.PerSecond())
+				if d := r.Draft; d != nil {
+					d.Drafted, d.Accepted, d.Decodes, d.Tokens = d.Drafted+res.Drafted, d.Accepted+res.Accepted, d.Decodes+res.Decodes, d.Tokens+len(res.Tokens)
+				}
+			}
+			r.AvgTS, r.StdevTS = meanStdev(r.Samples)
+			rep.Results = append(rep.Results, r)
+		}
 	}
 	return nil
+}
+
+// draftRun generates req with the greedy chain, or with a fresh chain from
+// newChain when it is not nil.
+func draftRun(ctx context.Context, slot *llama.Slot, greedy *llama.Sampler, newChain func() (*llama.Sampler, error), req engine.Request) (*engine.Result, error) {
+	req.Chain = greedy
+	if newChain != nil {
+		chain, err := newChain()
+		if err != nil {
+			return nil, err
+		}
+		defer chain.Close()
+		req.Chain = chain
+	}
+	return engine.Generate(ctx, slot, req)
 }
 
 // printDraft writes how the drafted tests decoded, under the table.
