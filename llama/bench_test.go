@@ -2,6 +2,7 @@ package llama_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -82,5 +83,46 @@ func BenchmarkPrefillReuse(b *testing.B) {
 		if err != nil || st.CacheN != 1024 {
 			b.Fatalf("warm prefill: %+v, %v", st, err)
 		}
+	}
+}
+
+// BenchmarkVerify is the cost of the batch that checks a draft: n tokens
+// after a 512-token prompt, decoded at once with logits at every position,
+// then removed again. Drafting pays off only where a batch of n costs less
+// than the tokens it keeps would cost one at a time (n=1 is plain decoding).
+func BenchmarkVerify(b *testing.B) {
+	m, c := benchContext(b, 640)
+	toks := randomTokens(m, 512+17)
+	ctx := context.Background()
+	if _, err := c.DecodeTokens(ctx, 0, 0, toks[:512], false); err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, 2, 3, 5, 9, 17} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			batch, err := llama.NewBatch(n, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer batch.Close()
+			run := func() {
+				batch.Clear()
+				for i, t := range toks[512 : 512+n] {
+					if err := batch.Add(t, 512+i, []int{0}, true); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := c.Decode(ctx, batch); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := c.SeqRemove(0, 512, -1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			run()
+			for b.Loop() {
+				run()
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N), "ms/batch")
+		})
 	}
 }

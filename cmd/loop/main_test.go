@@ -218,9 +218,14 @@ func TestDraftCommand(t *testing.T) {
 	for _, r := range rep.Results {
 		tests = append(tests, r.Test)
 	}
-	if want := []string{"tg8", "edit-tg8", "edit-tg8+draft4"}; strings.Join(tests, " ") != strings.Join(want, " ") ||
-		rep.Results[1].Draft != nil || rep.Results[2].Draft == nil || rep.Results[2].Draft.Tokens != 8 {
-		t.Errorf("loop bench --draft-max 4: tests %v, want %v, the last with its draft stats", tests, want)
+	want := []string{"tg8", "edit-tg8", "edit-tg8+draft4", "text-tg8", "text-tg8+draft4"}
+	if strings.Join(tests, " ") != strings.Join(want, " ") {
+		t.Fatalf("loop bench --draft-max 4: tests %v, want %v", tests, want)
+	}
+	for i, r := range rep.Results {
+		if drafted := strings.HasSuffix(r.Test, "+draft4"); (r.Draft != nil) != drafted || drafted && r.Draft.Tokens != 8 {
+			t.Errorf("loop bench --draft-max 4: row %d %s draft stats %+v; want them on the drafted rows only, 8 tokens each", i, r.Test, r.Draft)
+		}
 	}
 }
 
