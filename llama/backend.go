@@ -60,6 +60,17 @@ func Devices() []Device {
 	return out
 }
 
+// hasGPU reports whether a GPU device (discrete or integrated) is
+// registered, so that layers can be offloaded.
+func hasGPU() bool {
+	for _, d := range Devices() {
+		if d.Type == "gpu" || d.Type == "igpu" {
+			return true
+		}
+	}
+	return false
+}
+
 func devType(t C.enum_ggml_backend_dev_type) string {
 	switch t {
 	case C.GGML_BACKEND_DEVICE_TYPE_CPU:

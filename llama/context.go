@@ -47,6 +47,12 @@ type ContextParams struct {
 	// Threads.
 	BatchThreads int
 	// FlashAttention is "auto" (the default when ""), "on" or "off".
+	// llama.cpp's auto turns it on wherever the device supports it, the
+	// CPU included; but the pinned ggml's CPU kernel is slower than plain
+	// attention there (a 500-token step over 4,700 cached tokens of the
+	// bench model, 2 threads: 10.2 s with it, 4.7 s without). So auto is
+	// off when every layer runs on the CPU, unless the V cache is
+	// quantized, which needs it; elsewhere llama.cpp decides.
 	FlashAttention string
 	// CacheTypeK and CacheTypeV are the KV cache types: "f16" (default),
 	// "f32", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0" or "q5_1".
@@ -68,6 +74,7 @@ type Context struct {
 	nSeq      int
 	unified   bool
 	recurrent bool
+	flashAttn string // "on", "off" or "auto" (llama.cpp decides)
 	closing   atomic.Bool
 	// abortMu guards the abort flag, which llama.cpp's abort callback
 	// reads during a decode: every store into it, and its free, happen
@@ -106,7 +113,7 @@ func NewContext(m *Model, p ContextParams) (*Context, error) {
 	if v, ok := m.Meta("general.architecture"); !ok || v.Value == "" {
 		return nil, newError(op, m.path, errors.New("model has no architecture"))
 	}
-	cp, err := contextParams(p, info)
+	cp, err := contextParams(p, info, m.cpuOnly)
 	if err != nil {
 		return nil, newError(op, m.path, err)
 	}
@@ -135,6 +142,7 @@ func NewContext(m *Model, p ContextParams) (*Context, error) {
 	c.nUBatch = int(C.llama_n_ubatch(c.c))
 	c.nSeq = int(C.llama_n_seq_max(c.c))
 	c.unified = bool(cp.kv_unified)
+	c.flashAttn = flashAttnName(cp.flash_attn_type)
 	c.recurrent = info.Recurrent
 	c.abort = C.loop_abort_flag_new()
 	if c.abort == nil {
@@ -158,7 +166,7 @@ func NewContext(m *Model, p ContextParams) (*Context, error) {
 	return c, nil
 }
 
-func contextParams(p ContextParams, info Info) (C.struct_llama_context_params, error) {
+func contextParams(p ContextParams, info Info, cpuOnly bool) (C.struct_llama_context_params, error) {
 	cp := C.llama_context_default_params()
 	n := p.ContextSize
 	switch {
@@ -198,14 +206,15 @@ func contextParams(p ContextParams, info Info) (C.struct_llama_context_params, e
 	cp.kv_unified = C.bool(p.UnifiedKV)
 	cp.n_threads = C.int32_t(threads)
 	cp.n_threads_batch = C.int32_t(batchThreads)
-	if err := kvParams(&cp, p); err != nil {
+	if err := kvParams(&cp, p, cpuOnly); err != nil {
 		return cp, err
 	}
 	return cp, nil
 }
 
-// kvParams sets flash attention and the KV cache types.
-func kvParams(cp *C.struct_llama_context_params, p ContextParams) error {
+// kvParams sets flash attention and the KV cache types; cpuOnly says that
+// every layer runs on the CPU (see ContextParams.FlashAttention).
+func kvParams(cp *C.struct_llama_context_params, p ContextParams, cpuOnly bool) error {
 	switch strings.ToLower(p.FlashAttention) {
 	case "", "auto":
 		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_AUTO
@@ -232,6 +241,9 @@ func kvParams(cp *C.struct_llama_context_params, p ContextParams) error {
 	quantizedV := cp.type_v != C.GGML_TYPE_F16 && cp.type_v != C.GGML_TYPE_F32 && cp.type_v != C.GGML_TYPE_BF16
 	if quantizedV && cp.flash_attn_type == C.LLAMA_FLASH_ATTN_TYPE_DISABLED {
 		return detail(ErrInvalidArgument, "a quantized V cache needs flash attention")
+	}
+	if cpuOnly && !quantizedV && cp.flash_attn_type == C.LLAMA_FLASH_ATTN_TYPE_AUTO {
+		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_DISABLED
 	}
 	return nil
 }
@@ -362,6 +374,21 @@ func (c *Context) UBatchSize() int { return c.nUBatch }
 
 // Sequences returns n_seq_max.
 func (c *Context) Sequences() int { return c.nSeq }
+
+// FlashAttention returns the flash-attention setting the context was made
+// with, after ContextParams.FlashAttention's auto was resolved: "on",
+// "off", or "auto" where llama.cpp decided (a GPU).
+func (c *Context) FlashAttention() string { return c.flashAttn }
+
+func flashAttnName(t C.enum_llama_flash_attn_type) string {
+	switch t {
+	case C.LLAMA_FLASH_ATTN_TYPE_ENABLED:
+		return "on"
+	case C.LLAMA_FLASH_ATTN_TYPE_DISABLED:
+		return "off"
+	}
+	return "auto"
+}
 
 // Unified reports whether the sequences share one KV buffer.
 func (c *Context) Unified() bool { return c.unified }

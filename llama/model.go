@@ -46,6 +46,7 @@ type Model struct {
 	noVocab  bool // no tokenizer: llama.cpp asserts on any use of one
 	mmap     bool // the weights are a read-only mapping of the file
 	noWeight bool // loaded with VocabOnly
+	cpuOnly  bool // every layer runs on the CPU
 	children map[closer]struct{}
 	closing  bool            // Close has begun: nothing new may be adopted
 	leak     runtime.Cleanup // reports a Model dropped without Close
@@ -146,6 +147,7 @@ func LoadModel(ctx context.Context, path string, p ModelParams) (*Model, error) 
 		meta:     info.meta,
 		mmap:     !p.NoMmap && !p.VocabOnly,
 		noWeight: p.VocabOnly,
+		cpuOnly:  p.GPULayers == 0 || !hasGPU(),
 		children: map[closer]struct{}{},
 	}
 	model.nVocab = int(C.llama_vocab_n_tokens(model.vocab))

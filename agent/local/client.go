@@ -18,6 +18,8 @@ type Options struct {
 	ContextSize int
 	// Threads for generation and prompt processing (0: all CPUs).
 	Threads int
+	// FlashAttention is llama.ContextParams.FlashAttention ("": auto).
+	FlashAttention string
 	// ChatTemplate replaces the model's template (Jinja source), as
 	// llama-server's --chat-template-file does.
 	ChatTemplate string
@@ -95,7 +97,7 @@ func newClient(m *llama.Model, opts Options, seqs int) (*Client, error) {
 		c.detection = chat.Detection{Format: opts.Format, Reason: "set by Options.Format"}
 	}
 	c.thinking = strings.Contains(c.toolTmpl.Source(), "<think>")
-	p := llama.ContextParams{ContextSize: opts.ContextSize, Threads: opts.Threads}
+	p := llama.ContextParams{ContextSize: opts.ContextSize, Threads: opts.Threads, FlashAttention: opts.FlashAttention}
 	if opts.Subagents {
 		p.Sequences, p.UnifiedKV = 2, true
 		c.subagents = true

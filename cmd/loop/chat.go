@@ -140,7 +140,7 @@ func (f *chatFlags) client(m *llama.Model) (*local.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := local.Options{ContextSize: p.ContextSize, Threads: p.Threads, Format: f.format, DraftMax: f.draftMax}
+	opts := local.Options{ContextSize: p.ContextSize, Threads: p.Threads, FlashAttention: p.FlashAttention, Format: f.format, DraftMax: f.draftMax}
 	if f.templateFile != "" {
 		b, err := os.ReadFile(f.templateFile)
 		if err != nil {

@@ -141,12 +141,14 @@ type genFlags struct {
 	ctxSize  int
 	threads  int
 	draftMax int
+	flash    string
 }
 
 func (g *genFlags) registerGen(fs *pflag.FlagSet, nPredict int) {
 	fs.IntVarP(&g.nPredict, "n-predict", "n", nPredict, "tokens to predict at most (-1: until the context is full, 0: none)")
 	fs.IntVarP(&g.ctxSize, "ctx-size", "c", 4096, "context size (0: the model's trained context)")
 	fs.IntVarP(&g.threads, "threads", "t", -1, "threads (-1: the physical cores)")
+	fs.StringVar(&g.flash, "flash-attn", "auto", "flash attention: auto, on or off (auto: off when every layer runs on the CPU, where the pinned ggml's kernel is slower; llama.cpp decides on a GPU)")
 	fs.IntVar(&g.draftMax, "draft-max", 0, "draft up to this many tokens by prompt lookup and verify them in one decode; the output is the same (0: off)")
 }
 
@@ -161,13 +163,15 @@ func (g *genFlags) check() error {
 		return usagef("-t %d: want -1 (the physical cores) or 1..%d", g.threads, llama.MaxThreads)
 	case g.draftMax < 0:
 		return usagef("--draft-max %d: want 0 (off) or more", g.draftMax)
+	case g.flash != "auto" && g.flash != "on" && g.flash != "off":
+		return usagef("--flash-attn %q: want auto, on or off", g.flash)
 	}
 	return nil
 }
 
 // contextParams are the context size and threads for m.
 func (g *genFlags) contextParams(m *llama.Model) (llama.ContextParams, error) {
-	p := llama.ContextParams{ContextSize: g.ctxSize, Threads: max(g.threads, 0)}
+	p := llama.ContextParams{ContextSize: g.ctxSize, Threads: max(g.threads, 0), FlashAttention: g.flash}
 	if g.ctxSize == 0 {
 		in, err := m.Info()
 		if err != nil {

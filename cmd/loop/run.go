@@ -138,7 +138,7 @@ func (f *runFlags) modelFor(ctx context.Context, stderr io.Writer) (model.Model,
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := local.New(m, local.Options{ContextSize: p.ContextSize, Threads: p.Threads, Format: f.format,
+	c, err := local.New(m, local.Options{ContextSize: p.ContextSize, Threads: p.Threads, FlashAttention: p.FlashAttention, Format: f.format,
 		Subagents: !f.context.noSubagent, DraftMax: f.draftMax})
 	if err != nil {
 		m.Close()
