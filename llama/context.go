@@ -74,7 +74,7 @@ type Context struct {
 	nSeq      int
 	unified   bool
 	recurrent bool
-	flashAttn string // "on", "off" or "auto" (llama.cpp decides)
+	flashAttn string // "on", "off" or "auto" (llama.cpp decided)
 	closing   atomic.Bool
 	// abortMu guards the abort flag, which llama.cpp's abort callback
 	// reads during a decode: every store into it, and its free, happen
@@ -377,7 +377,7 @@ func (c *Context) Sequences() int { return c.nSeq }
 
 // FlashAttention returns the flash-attention setting the context was made
 // with, after ContextParams.FlashAttention's auto was resolved: "on",
-// "off", or "auto" where llama.cpp decided (a GPU).
+// "off", or "auto" where llama.cpp decided (a GPU, a quantized V cache).
 func (c *Context) FlashAttention() string { return c.flashAttn }
 
 func flashAttnName(t C.enum_llama_flash_attn_type) string {

@@ -23,7 +23,7 @@ func TestFlashAttentionAuto(t *testing.T) {
 	}
 	defer offloaded.Close()
 	onCPU := load(t, testmodels.TinyQwen15F32)
-	wideHeads := load(t, testmodels.BenchQwen2Q8) // a q8_0 cache needs heads of 32k values
+	wideHeads := load(t, testmodels.BenchQwen2Q8) // a q8_0 cache needs head sizes that are multiples of 32
 	offloadedWant := "off"
 	if gpu {
 		offloadedWant = "auto"
