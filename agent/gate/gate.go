@@ -54,6 +54,7 @@ type Gate struct {
 	Check    string
 	dirty    bool // an edit without a passing check since
 	verified bool // a check passed after the last edit
+	failing  bool // the last check command run failed
 	asked    bool
 }
 
@@ -65,10 +66,18 @@ func (g *Gate) Observe(s Step) {
 	switch {
 	case s.Edit && s.OK:
 		g.dirty, g.verified = true, false
-	case s.Tool == "shell" && s.OK && g.IsCheck(s.Command):
-		g.dirty, g.verified = false, true
+	case s.Tool == "shell" && g.IsCheck(s.Command):
+		g.failing = !s.OK
+		if s.OK {
+			g.dirty, g.verified = false, true
+		}
 	}
 }
+
+// Failing reports whether the last check command that ran failed. An
+// answer after it may be right (a task that asks which test fails), so the
+// gate does not refuse it; the outcome says so.
+func (g *Gate) Failing() bool { return g.failing }
 
 // Verified reports whether a check passed after the last edit.
 func (g *Gate) Verified() bool { return g.verified }

@@ -81,3 +81,25 @@ func TestDetectCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestFailing: the last check command decides; other commands and edits
+// do not change it.
+func TestFailing(t *testing.T) {
+	g := New("")
+	steps := []struct {
+		s    Step
+		want bool
+	}{
+		{Step{Tool: "shell", Command: "go test ./...", OK: false}, true},
+		{Step{Tool: "shell", Command: "ls", OK: true}, true},
+		{Step{Tool: "edit_file", OK: true, Edit: true}, true},
+		{Step{Tool: "shell", Command: "go test ./...", OK: true}, false},
+		{Step{Tool: "shell", Command: "go vet ./...", OK: false}, true},
+	}
+	for i, st := range steps {
+		g.Observe(st.s)
+		if got := g.Failing(); got != st.want {
+			t.Errorf("after step %d (%+v): Failing() = %v, want %v", i+1, st.s, got, st.want)
+		}
+	}
+}

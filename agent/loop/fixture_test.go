@@ -132,3 +132,36 @@ func TestNamesFile(t *testing.T) {
 		}
 	}
 }
+
+// TestDoneAfterFailingCheck: the model runs the failing test and answers
+// without an edit. The gate accepts it (a task may ask which test fails),
+// and the outcome says that the last check failed; after a passing check
+// it does not.
+func TestDoneAfterFailingCheck(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		replies []string
+		reason  string
+	}{
+		{"failing", []string{goTest, "TestTotal fails."}, "the last go test ./... failed"},
+		{"no check", []string{readCalc, "Total sums the prices."}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, err := tools.NewWorkspace(copyFixture(t), tools.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := loop.New(loop.Config{Model: hermesScript(t, tt.replies, nil), Tools: tools.Default(), Workspace: ws})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := a.Run(context.Background(), "Run the tests of calc.go and say which fails.")
+			if out.Kind != loop.Done || out.Reason != tt.reason {
+				t.Errorf("outcome %q, reason %q; want done, reason %q", out.Kind, out.Reason, tt.reason)
+			}
+			if want := "done (" + tt.reason + "):"; tt.reason != "" && !strings.HasPrefix(out.String(), want) {
+				t.Errorf("outcome line %q, want it to start %q", out, want)
+			}
+		})
+	}
+}

@@ -13,7 +13,8 @@ type Kind string
 const (
 	// Verified: the model answered after a check passed on its changes.
 	Verified Kind = "done (verified)"
-	// Done: the model answered without changing anything.
+	// Done: the model answered without changing anything. Reason says
+	// when the last check it ran failed.
 	Done Kind = "done"
 	// Unverified: the model answered after changing files without a
 	// passing check since (asked once, when the gate is on).

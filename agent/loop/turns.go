@@ -91,6 +91,8 @@ func (a *Agent) answer(t turn) (Outcome, bool) {
 		return a.end(Unverified, "no passing "+a.checkName()+" after the last edit", nil), true
 	case a.gate.Verified():
 		return a.end(Verified, "", nil), true
+	case a.gate.Failing():
+		return a.end(Done, "the last "+a.checkName()+" failed", nil), true
 	}
 	return a.end(Done, "", nil), true
 }
