@@ -291,7 +291,10 @@ func TestTrainerGradients(t *testing.T) {
 	path := testmodels.Path(t, testmodels.TrainQwen25F32)
 	doc, _ := lastReply(t, path)
 	tr := newTrainer(t, path, llama.TrainParams{})
-	for _, w := range []llama.Window{{Tokens: doc.Tokens}, {Tokens: doc.Tokens, Targets: doc.Targets}} {
+	// The graph pads a window to a multiple of 16 positions; the third
+	// window needs 15 positions of padding.
+	cut := doc.Tokens[:(len(doc.Tokens)-2)/16*16+2]
+	for _, w := range []llama.Window{{Tokens: doc.Tokens}, {Tokens: doc.Tokens, Targets: doc.Targets}, {Tokens: cut}} {
 		for _, name := range []string{"output.weight", "output_norm.weight", "blk.1.ffn_down.weight", "blk.1.ffn_gate.weight",
 			"blk.1.attn_output.weight", "blk.1.attn_v.weight", "blk.1.attn_k.weight", "blk.1.attn_q.bias",
 			"blk.0.attn_q.weight", "blk.0.attn_norm.weight", "token_embd.weight"} {
