@@ -221,11 +221,25 @@ bool load_tensors(loop_gt *g, gguf_context *gg, ggml_context *meta, std::string 
     return ok;
 }
 
+// kv is the keys and values of a window's prefix, one tensor of each per
+// layer. In the prefix's own graph they are outputs: K [d, p, n_head_kv]
+// after RoPE and V [p, d, n_head_kv]. In the graph of the rest of the
+// window they are inputs with room for the rest, [d, p+n, n_head_kv] and
+// [p+n, d, n_head_kv], the prefix's filled in and zeros after it; the
+// rest's own keys and values are added into the zeros (ggml_acc, which has
+// a backward pass, where concat has none), so the rest attends to both.
+struct kv {
+    int p = 0;
+    std::vector<ggml_tensor *> k, v;
+};
+
 // build_forward returns the logits of tokens at positions: [n_vocab, n],
 // or only those of the positions in rows ([n_vocab, len(rows)]) when rows
-// is not null.
+// is not null. With in, the window continues the prefix whose keys and
+// values in holds; with out, the keys and values of every layer are put
+// there (the prefix's graph needs only those).
 ggml_tensor *build_forward(loop_gt *g, ggml_context *ctx, ggml_tensor *tokens, ggml_tensor *pos, ggml_tensor *rows,
-                           int n) {
+                           int n, const kv *in = nullptr, kv *out = nullptr) {
     const auto &hp = g->hp;
     const int d = hp.n_embd / hp.n_head;
     const float kq_scale = 1.0f / sqrtf((float) d);
@@ -246,10 +260,23 @@ ggml_tensor *build_forward(loop_gt *g, ggml_context *ctx, ggml_tensor *tokens, g
         q = ggml_cont(ctx, ggml_permute(ctx, q, 0, 2, 1, 3)); // [d, n, n_head]
         k = ggml_cont(ctx, ggml_permute(ctx, k, 0, 2, 1, 3)); // [d, n, n_head_kv]
         v = ggml_cont(ctx, ggml_permute(ctx, v, 1, 2, 0, 3)); // [n, d, n_head_kv]
+        if (out) {
+            out->k.push_back(k);
+            out->v.push_back(v);
+            if (out->k.size() == g->layers.size()) return nullptr;
+        }
+        int n_past = 0;
+        if (in) {
+            const size_t il = &l - &g->layers[0];
+            ggml_tensor *kb = in->k[il], *vb = in->v[il];
+            n_past = in->p;
+            k = ggml_acc(ctx, kb, k, kb->nb[1], kb->nb[2], kb->nb[3], (size_t) n_past * kb->nb[1]);
+            v = ggml_acc(ctx, vb, v, vb->nb[1], vb->nb[2], vb->nb[3], (size_t) n_past * vb->nb[0]);
+        }
         // GQA by mul_mat's broadcasting: query head i reads K/V head
         // i / (n_head/n_head_kv), as llama.cpp's graph does.
-        ggml_tensor *kq = ggml_mul_mat(ctx, k, q); // [n_k, n_q, n_head]
-        kq = ggml_soft_max(ctx, ggml_diag_mask_inf(ctx, ggml_scale(ctx, kq, kq_scale), 0));
+        ggml_tensor *kq = ggml_mul_mat(ctx, k, q); // [n_past + n, n, n_head]
+        kq = ggml_soft_max(ctx, ggml_diag_mask_inf(ctx, ggml_scale(ctx, kq, kq_scale), n_past));
         ggml_tensor *kqv = ggml_mul_mat(ctx, v, kq); // [d, n, n_head]
         kqv = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), hp.n_embd, n);
         x = ggml_add(ctx, x, lin(l.wo, l.bo, kqv));
@@ -267,23 +294,31 @@ struct graph {
     ggml_context *ctx = nullptr;
     ggml_cgraph *gf = nullptr;
     ggml_tensor *tokens = nullptr, *pos = nullptr, *rows = nullptr, *logits = nullptr;
+    kv prefix; // inputs: the keys and values of the prefix the window continues (prefix.p > 0)
     ~graph() { ggml_free(ctx); }
 };
 
 size_t graph_size(const loop_gt *g) { return 2048 + 256 * (size_t) g->hp.n_layer; }
 
-// build makes the forward graph of n positions; with m >= 0 its logits are
-// only those of m positions that an input, rows, names.
-bool build(loop_gt *g, graph *gr, int n, int m, std::string *why) {
+// new_ctx makes gr's context, big enough for a training graph, its
+// backward pass and as_mul_mats's rewrite.
+bool new_ctx(loop_gt *g, graph *gr, std::string *why) {
     const size_t size = graph_size(g);
     ggml_init_params ip = {6 * size * ggml_tensor_overhead() + 2 * ggml_graph_overhead_custom(size, true) +
                                ggml_graph_overhead_custom(2 * size, false),
                            nullptr, true};
     gr->ctx = ggml_init(ip);
-    if (!gr->ctx) {
-        *why = "out of memory for the graph";
-        return false;
-    }
+    if (!gr->ctx) *why = "out of memory for the graph";
+    return gr->ctx != nullptr;
+}
+
+// build makes the forward graph of n positions; with m >= 0 its logits are
+// only those of m positions that an input, rows, names. With p > 0 the n
+// positions come after a prefix of p, whose keys and values are inputs
+// (gr->prefix).
+bool build(loop_gt *g, graph *gr, int n, int m, std::string *why, int p = 0) {
+    const size_t size = graph_size(g);
+    if (!new_ctx(g, gr, why)) return false;
     gr->tokens = ggml_new_tensor_1d(gr->ctx, GGML_TYPE_I32, n);
     ggml_set_name(gr->tokens, "tokens");
     ggml_set_input(gr->tokens);
@@ -295,7 +330,17 @@ bool build(loop_gt *g, graph *gr, int n, int m, std::string *why) {
         ggml_set_name(gr->rows, "rows");
         ggml_set_input(gr->rows);
     }
-    gr->logits = build_forward(g, gr->ctx, gr->tokens, gr->pos, gr->rows, n);
+    gr->prefix.p = p;
+    const int d = g->hp.n_embd / g->hp.n_head;
+    for (size_t il = 0; p > 0 && il < g->layers.size(); il++) {
+        ggml_tensor *k = ggml_new_tensor_3d(gr->ctx, GGML_TYPE_F32, d, p + n, g->hp.n_head_kv);
+        ggml_tensor *v = ggml_new_tensor_3d(gr->ctx, GGML_TYPE_F32, p + n, d, g->hp.n_head_kv);
+        ggml_set_input(k);
+        ggml_set_input(v);
+        gr->prefix.k.push_back(k);
+        gr->prefix.v.push_back(v);
+    }
+    gr->logits = build_forward(g, gr->ctx, gr->tokens, gr->pos, gr->rows, n, p > 0 ? &gr->prefix : nullptr);
     ggml_set_name(gr->logits, "logits");
     ggml_set_output(gr->logits);
     gr->gf = ggml_new_graph_custom(gr->ctx, size, false);
@@ -303,11 +348,72 @@ bool build(loop_gt *g, graph *gr, int n, int m, std::string *why) {
     return true;
 }
 
-void set_inputs(graph *gr, const int32_t *tokens, int n) {
+// set_inputs sets the tokens of gr, at positions from p on.
+void set_inputs(graph *gr, const int32_t *tokens, int n, int p = 0) {
     std::vector<int32_t> pos(n);
-    for (int i = 0; i < n; i++) pos[i] = i;
+    for (int i = 0; i < n; i++) pos[i] = p + i;
     ggml_backend_tensor_set(gr->tokens, tokens, 0, sizeof(int32_t) * n);
     ggml_backend_tensor_set(gr->pos, pos.data(), 0, sizeof(int32_t) * n);
+}
+
+// prefix_kv runs the forward graph of the p tokens of a window's prefix
+// and returns the keys and values of every layer (kv's output layout, on
+// the host): a window that continues the prefix attends to them instead of
+// computing the prefix again with a backward pass. They are computed with
+// the weights of the moment and are constants of the window's graph, so no
+// gradient flows through them into the weights, as none flows between
+// llama.cpp's ubatches in opt_epoch_iter.
+bool prefix_kv(loop_gt *g, const int32_t *tokens, int p, std::vector<std::vector<float>> *k,
+               std::vector<std::vector<float>> *v, std::string *why) {
+    graph gr;
+    if (!new_ctx(g, &gr, why)) return false;
+    gr.tokens = ggml_new_tensor_1d(gr.ctx, GGML_TYPE_I32, p);
+    ggml_set_input(gr.tokens);
+    gr.pos = ggml_new_tensor_1d(gr.ctx, GGML_TYPE_I32, p);
+    ggml_set_input(gr.pos);
+    kv out;
+    build_forward(g, gr.ctx, gr.tokens, gr.pos, nullptr, p, nullptr, &out);
+    gr.gf = ggml_new_graph_custom(gr.ctx, graph_size(g), false);
+    for (size_t il = 0; il < out.k.size(); il++) {
+        ggml_set_output(out.k[il]);
+        ggml_set_output(out.v[il]);
+        ggml_build_forward_expand(gr.gf, out.k[il]);
+        ggml_build_forward_expand(gr.gf, out.v[il]);
+    }
+    ggml_backend_sched_reset(g->sched);
+    if (!ggml_backend_sched_alloc_graph(g->sched, gr.gf)) {
+        *why = "cannot allocate the prefix's graph (out of memory?)";
+        return false;
+    }
+    set_inputs(&gr, tokens, p);
+    bool ok = ggml_backend_sched_graph_compute(g->sched, gr.gf) == GGML_STATUS_SUCCESS;
+    if (!ok) *why = "the prefix's graph failed";
+    for (size_t il = 0; ok && il < out.k.size(); il++) {
+        k->emplace_back(ggml_nelements(out.k[il]));
+        v->emplace_back(ggml_nelements(out.v[il]));
+        ggml_backend_tensor_get(out.k[il], k->back().data(), 0, ggml_nbytes(out.k[il]));
+        ggml_backend_tensor_get(out.v[il], v->back().data(), 0, ggml_nbytes(out.v[il]));
+    }
+    ggml_backend_sched_reset(g->sched);
+    return ok;
+}
+
+// set_prefix fills gr's prefix inputs: the prefix's keys and values, then
+// zeros where the window's own are added.
+void set_prefix(graph *gr, const std::vector<std::vector<float>> &k, const std::vector<std::vector<float>> &v) {
+    const int p = gr->prefix.p;
+    for (size_t il = 0; il < gr->prefix.k.size(); il++) {
+        ggml_tensor *kt = gr->prefix.k[il], *vt = gr->prefix.v[il];
+        ggml_backend_tensor_memset(kt, 0, 0, ggml_nbytes(kt));
+        ggml_backend_tensor_memset(vt, 0, 0, ggml_nbytes(vt));
+        const int64_t d = kt->ne[0];
+        for (int64_t h = 0; h < kt->ne[2]; h++) { // K: [d, p] of each head, at its start
+            ggml_backend_tensor_set(kt, k[il].data() + h * d * p, h * kt->nb[2], sizeof(float) * d * p);
+        }
+        for (int64_t r = 0; r < vt->ne[1] * vt->ne[2]; r++) { // V: the first p of each row
+            ggml_backend_tensor_set(vt, v[il].data() + r * p, r * vt->nb[1], sizeof(float) * p);
+        }
+    }
 }
 
 
@@ -374,8 +480,8 @@ ggml_cgraph *as_mul_mats(ggml_context *ctx, ggml_cgraph *gb, size_t size) {
     return out;
 }
 
-bool build_step(loop_gt *g, step *st, int n, int m, bool backward, std::string *why) {
-    if (!build(g, &st->gr, n, m, why)) return false;
+bool build_step(loop_gt *g, step *st, int n, int m, bool backward, std::string *why, int p = 0) {
+    if (!build(g, &st->gr, n, m, why, p)) return false;
     ggml_context *ctx = st->gr.ctx;
     st->labels = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, g->hp.n_vocab, m);
     ggml_set_name(st->labels, "labels");
@@ -405,10 +511,16 @@ bool build_step(loop_gt *g, step *st, int n, int m, bool backward, std::string *
     return true;
 }
 
+// host_kv is a prefix's keys and values on the host (prefix_kv).
+struct host_kv {
+    std::vector<std::vector<float>> k, v;
+};
+
 // run_step allocates and computes st with the labels of the masked
 // positions, and returns the loss (the mean over the masked positions).
+// With a prefix (st built with p > 0), tokens are those after it.
 bool run_step(loop_gt *g, step *st, const int32_t *tokens, const int32_t *labels, const uint8_t *mask, int n,
-              float *loss, std::string *why) {
+              float *loss, std::string *why, const host_kv *prefix = nullptr) {
     ggml_backend_sched_reset(g->sched);
     if (!ggml_backend_sched_alloc_graph(g->sched, st->gb)) {
         *why = "cannot allocate the training graph (out of memory?)";
@@ -421,7 +533,8 @@ bool run_step(loop_gt *g, step *st, const int32_t *tokens, const int32_t *labels
     const int np = (int) st->gr.tokens->ne[0]; // n, padded
     std::vector<int32_t> padded(tokens, tokens + n);
     padded.resize(np, tokens[n - 1]);
-    set_inputs(&st->gr, padded.data(), np);
+    set_inputs(&st->gr, padded.data(), np, st->gr.prefix.p);
+    if (prefix) set_prefix(&st->gr, prefix->k, prefix->v);
     std::vector<int32_t> rows;
     for (int i = 0; i < n; i++) {
         if (mask[i]) rows.push_back(i);
@@ -610,11 +723,21 @@ static void add_adamw(loop_gt *g, step *st) {
 }
 
 bool loop_gt_window(struct loop_gt *g, const int32_t *tokens, const int32_t *labels, const uint8_t *mask,
-                    int32_t n, bool train, double *loss, char *err, size_t n_err) {
+                    int32_t n, int32_t prefix, bool train, double *loss, char *err, size_t n_err) {
     set_err(err, n_err, "");
     *loss = 0;
+    if (prefix < 0 || prefix >= n) {
+        set_err(err, n_err, "a prefix of " + std::to_string(prefix) + " positions in a window of " + std::to_string(n));
+        return false;
+    }
     int n_masked = 0;
-    for (int i = 0; i < n; i++) n_masked += mask[i] != 0;
+    for (int i = 0; i < n; i++) {
+        if (i < prefix && mask[i]) {
+            set_err(err, n_err, "position " + std::to_string(i) + " of the prefix is a target");
+            return false;
+        }
+        n_masked += mask[i] != 0;
+    }
     if (n_masked == 0) return true;
     if (!g->octx) {
         set_err(err, n_err, "no optimizer");
@@ -624,12 +747,19 @@ bool loop_gt_window(struct loop_gt *g, const int32_t *tokens, const int32_t *lab
         step st;
         std::string why;
         float l = 0;
-        if (!build_step(g, &st, pad(n), n_masked, train, &why)) {
+        host_kv kv;
+        if (prefix > 0 && !prefix_kv(g, tokens, prefix, &kv.k, &kv.v, &why)) {
+            set_err(err, n_err, why);
+            return false;
+        }
+        const int rest = n - prefix;
+        if (!build_step(g, &st, pad(rest), n_masked, train, &why, prefix)) {
             set_err(err, n_err, why);
             return false;
         }
         if (train) add_adamw(g, &st);
-        bool ok = run_step(g, &st, tokens, labels, mask, n, &l, &why);
+        bool ok = run_step(g, &st, tokens + prefix, labels + prefix, mask + prefix, rest, &l, &why,
+                           prefix > 0 ? &kv : nullptr);
         ggml_backend_sched_reset(g->sched);
         if (!ok) {
             set_err(err, n_err, why);

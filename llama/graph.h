@@ -50,9 +50,12 @@ bool loop_gt_opt_init(struct loop_gt *g, float lr, float wd, char *err, size_t n
 // tokens[0..n), labels[0..n) the tokens to predict, mask[i] != 0 where
 // position i adds to the loss. *loss is the mean cross-entropy over the
 // masked positions. A window without a masked position is neither run nor
-// trained on (*loss 0).
+// trained on (*loss 0). With prefix > 0, the first prefix positions (none
+// of them masked) are computed once, forward only, and the rest of the
+// window attends to their keys and values as constants: the loss is the
+// same, but no gradient flows through the prefix.
 bool loop_gt_window(struct loop_gt *g, const int32_t *tokens, const int32_t *labels, const uint8_t *mask,
-                    int32_t n, bool train, double *loss, char *err, size_t n_err);
+                    int32_t n, int32_t prefix, bool train, double *loss, char *err, size_t n_err);
 
 // loop_gt_grad_check compares the gradient of the loss of tokens[0..n)
 // predicting labels (at the positions where mask is set; every position

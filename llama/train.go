@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -310,6 +311,12 @@ func (t *Trainer) run(ctx context.Context, op string, w Window, train bool) (flo
 	if err := t.checkTokens(w.Tokens); err != nil {
 		return 0, newError(op, "", err)
 	}
+	if w.Prefix < 0 || w.Prefix >= len(w.Tokens)-1 {
+		return 0, newError(op, "", detail(ErrInvalidArgument, "a prefix of %d positions in a window of %d", w.Prefix, len(w.Tokens)-1))
+	}
+	if w.Prefix > 0 && (w.Targets == nil || slices.Contains(w.Targets[1:w.Prefix+1], true)) {
+		return 0, newError(op, "", detail(ErrInvalidArgument, "a target in the prefix of %d positions", w.Prefix))
+	}
 	n := len(w.Tokens) - 1
 	mask := make([]uint8, n)
 	for i := range mask {
@@ -330,7 +337,7 @@ func (t *Trainer) run(ctx context.Context, op string, w Window, train bool) (flo
 	}
 	var loss C.double
 	ok := C.loop_gt_window(t.g, (*C.int32_t)(unsafe.Pointer(&w.Tokens[0])), (*C.int32_t)(unsafe.Pointer(&w.Tokens[1])),
-		(*C.uint8_t)(unsafe.Pointer(&mask[0])), C.int32_t(n), C.bool(train), &loss, &errbuf[0], C.size_t(len(errbuf)))
+		(*C.uint8_t)(unsafe.Pointer(&mask[0])), C.int32_t(n), C.int32_t(w.Prefix), C.bool(train), &loss, &errbuf[0], C.size_t(len(errbuf)))
 	if !ok {
 		return 0, newError(op, "", errors.New(C.GoString(&errbuf[0])))
 	}

@@ -20,6 +20,14 @@ type Doc struct {
 type Window struct {
 	Tokens  []Token
 	Targets []bool
+	// Prefix is how many of the first positions are a shared context
+	// without targets (a chat's system prompt and tool schemas): they are
+	// run forward only, and the rest of the window attends to their keys
+	// and values as constants. The loss is the same as without; the
+	// gradient leaves out what flows back through the prefix's keys and
+	// values (as none flows between llama.cpp's ubatches), and a window
+	// costs about a third of its prefix's backward pass less. 0: none.
+	Prefix int
 }
 
 // Positions returns how many positions of w count in the loss.
@@ -56,7 +64,7 @@ func PackWindows(docs []Doc, n int, sep Token) ([]Window, error) {
 	}
 	var out []Window
 	for i := 0; i < len(seq); {
-		w := Window{make([]Token, 0, n+1), make([]bool, 0, n+1)}
+		w := Window{Tokens: make([]Token, 0, n+1), Targets: make([]bool, 0, n+1)}
 		j := i
 		for len(w.Tokens) < n+1 {
 			d := seq[j%len(seq)]

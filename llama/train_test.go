@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -455,13 +456,13 @@ func TestPackWindows(t *testing.T) {
 		want []llama.Window
 	}{
 		{"windows start at documents", 4, -1, []llama.Window{
-			{tok(1, 2, 3, 4, 5), []bool{true, true, true, false, true}},
-			{tok(6, 7, 8, 9, 1), all(5)}}},
+			{Tokens: tok(1, 2, 3, 4, 5), Targets: []bool{true, true, true, false, true}},
+			{Tokens: tok(6, 7, 8, 9, 1), Targets: all(5)}}},
 		{"separator, a target only after a document trained whole", 5, 0, []llama.Window{
-			{tok(1, 2, 3, 0, 4, 5), []bool{true, true, true, true, false, true}},
-			{tok(4, 5, 0, 6, 7, 8), []bool{false, true, false, true, true, true}},
-			{tok(6, 7, 8, 9, 0, 1), all(6)}}},
-		{"wraps around", 9, -1, []llama.Window{{tok(1, 2, 3, 4, 5, 6, 7, 8, 9, 1), []bool{true, true, true, false, true, true, true, true, true, true}}}},
+			{Tokens: tok(1, 2, 3, 0, 4, 5), Targets: []bool{true, true, true, true, false, true}},
+			{Tokens: tok(4, 5, 0, 6, 7, 8), Targets: []bool{false, true, false, true, true, true}},
+			{Tokens: tok(6, 7, 8, 9, 0, 1), Targets: all(6)}}},
+		{"wraps around", 9, -1, []llama.Window{{Tokens: tok(1, 2, 3, 4, 5, 6, 7, 8, 9, 1), Targets: []bool{true, true, true, false, true, true, true, true, true, true}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -498,12 +499,12 @@ func TestPackWhole(t *testing.T) {
 		want []llama.Window
 	}{
 		{6, []llama.Window{
-			{tok(1, 2, 3, 0, 4, 5, 0), []bool{true, true, true, true, false, true, false}},
-			{tok(6, 7, 8, 9, 0), []bool{true, true, true, true, true}}}},
+			{Tokens: tok(1, 2, 3, 0, 4, 5, 0), Targets: []bool{true, true, true, true, false, true, false}},
+			{Tokens: tok(6, 7, 8, 9, 0), Targets: []bool{true, true, true, true, true}}}},
 		{5, []llama.Window{
-			{tok(1, 2, 3, 0), []bool{true, true, true, true}},
-			{tok(4, 5, 0), []bool{false, true, false}},
-			{tok(6, 7, 8, 9, 0), []bool{true, true, true, true, true}}}},
+			{Tokens: tok(1, 2, 3, 0), Targets: []bool{true, true, true, true}},
+			{Tokens: tok(4, 5, 0), Targets: []bool{false, true, false}},
+			{Tokens: tok(6, 7, 8, 9, 0), Targets: []bool{true, true, true, true, true}}}},
 	}
 	for _, tt := range tests {
 		got, err := llama.PackWhole(docs, tt.n, 0)
@@ -538,4 +539,58 @@ func BenchmarkTrainWindow(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*1024)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+// TestTrainerPrefix checks a window whose prefix runs forward only:
+// training with it lowers the loss; then (on weights that depend on the
+// context, not the base's near-uniform ones) its loss is the one without
+// the prefix, with and without padding; a prefix out of range or holding a
+// target is refused.
+func TestTrainerPrefix(t *testing.T) {
+	path := testmodels.Path(t, testmodels.TrainQwen25F32)
+	doc, n := lastReply(t, path)
+	first := slices.Index(doc.Targets, true) // position first-1 predicts it
+	tr := newTrainer(t, path, llama.TrainParams{ContextSize: n, LearningRate: 1e-3})
+	ctx := context.Background()
+	w := llama.Window{Tokens: doc.Tokens, Targets: doc.Targets, Prefix: (first - 1) / 16 * 16}
+	before, err := tr.Eval(ctx, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last float64
+	for range 5 {
+		if last, err = tr.Train(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := tr.Eval(ctx, llama.Window{Tokens: doc.Tokens, Targets: doc.Targets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("prefix %d of %d positions: loss %.4f -> %.4f (last step %.4f)", w.Prefix, n, before, after, last)
+	if after > before-0.5 {
+		t.Errorf("5 steps with a prefix: loss %.4f -> %.4f, want a drop of 0.5 or more", before, after)
+	}
+	// 16 positions, the most allowed, and one that leaves the rest a length
+	// that is not a multiple of 16.
+	for _, p := range []int{16, first - 1, (first-1)/16*16 - 5} {
+		w.Prefix = p
+		got, err := tr.Eval(ctx, w)
+		if err != nil {
+			t.Fatalf("Eval with a prefix of %d: %v", p, err)
+		}
+		if math.Abs(got-after) > 1e-4*after {
+			t.Errorf("Eval with a prefix of %d = %.6f, want %.6f as without", p, got, after)
+		}
+	}
+	for _, bad := range []llama.Window{
+		{Tokens: doc.Tokens, Targets: doc.Targets, Prefix: first},
+		{Tokens: doc.Tokens, Targets: doc.Targets, Prefix: n},
+		{Tokens: doc.Tokens, Targets: doc.Targets, Prefix: -1},
+		{Tokens: doc.Tokens, Prefix: 16},
+	} {
+		if _, err := tr.Train(ctx, bad); !errors.Is(err, llama.ErrInvalidArgument) {
+			t.Errorf("Train with a prefix of %d (targets %v): %v, want ErrInvalidArgument", bad.Prefix, bad.Targets != nil, err)
+		}
+	}
 }

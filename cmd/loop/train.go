@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/loopagent/loop/agent/chat"
@@ -20,7 +21,7 @@ import (
 
 // `loop train` finetunes every weight of a qwen2 model on chats:
 //
-//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F] [--train-all]
+//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F] [--train-all] [--shared-prefix=false]
 //
 // Each line of the data is one chat in the OpenAI form,
 // {"messages": [...], "tools": [...]}, with the assistant's tool_calls and
@@ -38,7 +39,12 @@ import (
 // first N epochs on every token: the assistant's tokens are a few percent
 // of a chat, and the rest (the tool schemas, the code, the results) teaches
 // JSON, Go and copying at no extra cost per window; the held-out loss is
-// the assistant's throughout. The base must be a qwen2 GGUF
+// the assistant's throughout. The tokens every chat starts with and trains
+// nothing on (the system prompt and tool schemas, about 1,000 tokens of the
+// demo's 1,500-token chats) run forward only in each window, and the rest
+// attends to their keys and values (llama.Window.Prefix); without a
+// backward pass through them, an epoch takes about a third of the time.
+// --shared-prefix=false trains through them too. The base must be a qwen2 GGUF
 // with F32 weights: llama.Trainer runs loop's own training graph, since
 // llama.cpp's can only train the output head. Ctrl-C stops between windows
 // and writes nothing; the output is the base file with its tensors
@@ -59,6 +65,7 @@ type trainFlags struct {
 	fill     bool
 	schedule string
 	jsonOut  bool
+	prefix   bool
 }
 
 // trainChat is one line of the data.
@@ -86,6 +93,7 @@ type trainReport struct {
 	Tokens  int          `json:"tokens"`
 	Trained int          `json:"trained_tokens"`
 	Window  int          `json:"window"`
+	Prefix  int          `json:"shared_prefix"`
 	Before  float64      `json:"eval_loss_before,omitempty"`
 	Epochs  []trainEpoch `json:"epochs"`
 	Output  string       `json:"output"`
@@ -107,6 +115,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.trainAll, "train-all", false, "train on every token, not only the assistant's")
 	fs.IntVar(&f.pretrain, "pretrain-epochs", 0, "the first N epochs train on every token of the chats (schemas, code, results), the rest on the assistant's; the held-out loss stays the assistant's")
 	fs.StringVar(&f.schedule, "lr-schedule", "cosine", "cosine: warm up over the first 5% of the steps, then decay to a tenth of --lr by the last; constant: --lr throughout")
+	fs.BoolVar(&f.prefix, "shared-prefix", true, "run the tokens every chat starts with (system prompt, tool schemas: no target) forward only, once per window: faster; no gradient flows back through their keys and values")
 	fs.BoolVar(&f.fill, "fill", false, "fill every window to --ctx with the start of the next chat, as llama.cpp's datasets do (default: whole chats only)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
 	if err := parse(fs, args); err != nil {
@@ -311,6 +320,14 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, tr *llama.Traine
 		return err
 	}
 	rep := trainReport{Chats: len(docs) - nVal, HeldOut: nVal, Window: f.ctxSize, Output: f.out}
+	if f.prefix {
+		rep.Prefix = sharedPrefix(docs)
+		for _, ws := range [][]llama.Window{trainW, evalW} {
+			for i := range ws {
+				ws[i].Prefix = rep.Prefix
+			}
+		}
+	}
 	for _, d := range docs {
 		rep.Tokens += len(d.tokens)
 		rep.Trained += len(d.tokens)
@@ -325,6 +342,9 @@ func (f *trainFlags) train(ctx context.Context, m *llama.Model, tr *llama.Traine
 		}
 		fmt.Fprintf(stdout, "%d chats (%d tokens, %d trained), %d held out; %d training and %d held-out windows (%s %d tokens)\n",
 			rep.Chats, rep.Tokens, rep.Trained, nVal, len(trainW), len(evalW), of, f.ctxSize)
+		if rep.Prefix > 0 {
+			fmt.Fprintf(stdout, "the first %d tokens of every chat are the same and train nothing: they run forward only (--shared-prefix)\n", rep.Prefix)
+		}
 	}
 	if len(evalW) > 0 {
 		st, err := tr.Epoch(ctx, nil, evalW, nil)
@@ -422,6 +442,33 @@ func packDocs(docs []trainDoc, window int, sep llama.Token, fill bool) ([]llama.
 		return llama.PackWindows(ds, window, sep)
 	}
 	return llama.PackWhole(ds, window, sep)
+}
+
+// sharedPrefix returns how many tokens every doc starts with, before any
+// target (a chat's system prompt and tool schemas), rounded down to a
+// multiple of 16 so that the rest of a window keeps the graph's products
+// in tinyBLAS; a window's first tokens are a doc's first (packDocs), so
+// each window can run them forward only (llama.Window.Prefix). 0 when a
+// doc trains every token.
+func sharedPrefix(docs []trainDoc) int {
+	if len(docs) == 0 {
+		return 0
+	}
+	p := len(docs[0].tokens)
+	for _, d := range docs {
+		if d.targets == nil {
+			return 0
+		}
+		n := 0
+		for n < min(p, len(d.tokens)) && d.tokens[n] == docs[0].tokens[n] {
+			n++
+		}
+		p = min(n, len(d.tokens)-2) // a window needs a position after its prefix
+		if first := slices.Index(d.targets, true); first >= 0 {
+			p = min(p, first-1) // position first-1 predicts the first target
+		}
+	}
+	return max(p, 0) / 16 * 16
 }
 
 // count returns how many of bs are set.

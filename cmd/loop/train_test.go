@@ -243,3 +243,46 @@ func TestTrainRate(t *testing.T) {
 		t.Errorf("constant rate = %g, want 1e-3", got)
 	}
 }
+
+// TestSharedPrefix checks the prefix every window runs forward only: the
+// tokens all docs share, before any target, rounded down to 16.
+func TestSharedPrefix(t *testing.T) {
+	seq := func(n int, tail ...llama.Token) []llama.Token {
+		s := make([]llama.Token, n)
+		for i := range s {
+			s[i] = llama.Token(i + 1)
+		}
+		return append(s, tail...)
+	}
+	targetsFrom := func(n, from int) []bool {
+		b := make([]bool, n)
+		for i := from; i < n; i++ {
+			b[i] = true
+		}
+		return b
+	}
+	tests := []struct {
+		name string
+		docs []trainDoc
+		want int
+	}{
+		{"shared 40, targets later", []trainDoc{
+			{tokens: seq(40, 7, 8, 9, 10), targets: targetsFrom(44, 42)},
+			{tokens: seq(40, 9, 9, 9, 9), targets: targetsFrom(44, 43)}}, 32},
+		{"a target at 20 stops it at 19", []trainDoc{
+			{tokens: seq(40, 7, 8), targets: targetsFrom(42, 20)},
+			{tokens: seq(40, 9, 9), targets: targetsFrom(42, 41)}}, 16},
+		{"different from the first token", []trainDoc{
+			{tokens: seq(40), targets: targetsFrom(40, 39)},
+			{tokens: append([]llama.Token{99}, seq(39)...), targets: targetsFrom(40, 39)}}, 0},
+		{"a doc trained whole", []trainDoc{
+			{tokens: seq(40), targets: targetsFrom(40, 39)},
+			{tokens: seq(40)}}, 0},
+		{"one doc: up to its first target", []trainDoc{{tokens: seq(100), targets: targetsFrom(100, 50)}}, 48},
+	}
+	for _, tt := range tests {
+		if got := sharedPrefix(tt.docs); got != tt.want {
+			t.Errorf("%s: sharedPrefix = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
