@@ -39,8 +39,12 @@ const (
 )
 
 // hermesOutside matches calls written outside <tool_call>: a bare JSON
-// call object, <function=NAME> and <function name="NAME">.
-var hermesOutside = regexp.MustCompile(`\{\s*"name"\s*:|<function=[^>\s]+>|<function\s+name\s*=`)
+// call object, <function=NAME> and <function name="NAME">, and a
+// </tool_call> with no <tool_call> before it, the tail of a call whose
+// start the model left out (the demo model wrote `It answers.go"}}` and
+// </tool_call>, which was taken as its final answer). The content is kept
+// as written, as llama.cpp keeps it; only the problem is added.
+var hermesOutside = regexp.MustCompile(`\{\s*"name"\s*:|<function=[^>\s]+>|<function\s+name\s*=|</tool_call>`)
 
 // argKeys are the keys of the arguments: "parameters" is an alias.
 var argKeys = []string{"arguments", "parameters"}

@@ -55,6 +55,7 @@ var hermesTests = append(append([]parseTest{}, example5Tests...), []parseTest{
 	{"arguments string not JSON", "<tool_call>\n{\"name\": \"f\", \"arguments\": \"{oops\"}\n</tool_call>", Parsed{Problems: problems(InvalidJSON)}},
 	{"open tag prefix is text", "a <tool_ b", Parsed{Content: "a <tool_ b"}},
 	{"bare JSON call", "{\"name\": \"read_file\", \"arguments\": {}}", Parsed{Content: "{\"name\": \"read_file\", \"arguments\": {}}", Problems: problems(OutsideFormat)}},
+	{"a call's tail without its start", "It answers.go\"}}\n</tool_call>", Parsed{Content: "It answers.go\"}}\n</tool_call>", Problems: problems(OutsideFormat)}},
 }...)
 
 var hermesSeeds = texts(hermesTests)

@@ -66,8 +66,9 @@ func (a *Agent) observe(t turn, results []result) (Outcome, bool) {
 		if !a.cfg.Guards.NoLoopGuard {
 			switch a.guard.Check(c, content) {
 			case loopguard.Warn:
-				content += "\n\n" + loopguard.Note
-				a.emit(transcript.Event{Kind: transcript.KindNote, Text: loopguard.Note, Call: &t.calls[i]})
+				note := a.guard.Note()
+				content += "\n\n" + note
+				a.emit(transcript.Event{Kind: transcript.KindNote, Text: note, Call: &t.calls[i]})
 			case loopguard.Stop:
 				stop = true
 			}

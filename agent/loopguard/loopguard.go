@@ -15,10 +15,14 @@
 //		// end the run: "loop stop"
 //	}
 //
-// It detects two patterns: Repeats identical steps in a row, and a
-// two-step cycle (a, b, a, b) repeated Cycles times. The first Warnings
-// detections answer Warn, the next one Stop. A Detector is for one run and
-// is not safe for concurrent use.
+// It detects three patterns: Repeats identical steps in a row, a two-step
+// cycle (a, b, a, b) repeated Cycles times, and SameResults calls in a row
+// of one tool whose results are the same whatever their arguments (a
+// model that reads the same missing file with another offset each time,
+// or lists patterns that match nothing). The first Warnings detections
+// answer Warn, the next one Stop; Detector.Note is the note for the
+// pattern found. A Detector is for one run and is not safe for concurrent
+// use.
 package loopguard
 
 import (
@@ -31,8 +35,13 @@ import (
 	"github.com/loopagent/loop/agent/chat"
 )
 
-// Note is what the agent adds to a result that Check answered Warn.
+// Note is what the agent adds to a result that Check answered Warn for
+// repeated or cycling calls (the seed's words).
 const Note = "This call repeats earlier calls with the same arguments and results. Change the approach or answer."
+
+// NoteSameResult is the note for calls of one tool that keep getting the
+// same result with other arguments.
+const NoteSameResult = "This call got the same result as the calls of this tool before it, with other arguments. Change the approach or answer."
 
 // Verdict is what Check decides about a step.
 type Verdict int
@@ -62,19 +71,30 @@ type Detector struct {
 	// Cycles is how many times two alternating steps (a, b, a, b) must
 	// occur in a row to be a loop; 0 means 2.
 	Cycles int
+	// SameResults is how many calls in a row of one tool with the same
+	// result, whatever their arguments, are a loop; 0 means 3.
+	SameResults int
 	// Warnings is how many detections answer Warn before one answers
 	// Stop; 0 means 1.
 	Warnings int
 
 	signatures []string
+	outcomes   []string // tool name and result hash of each step
 	detections int
+	note       string
 }
 
 // Check records a step, an executed call and its result, and says whether
 // the run is looping.
 func (d *Detector) Check(call chat.ToolCall, result string) Verdict {
 	d.signatures = append(d.signatures, Signature(call.Function.Name, call.Function.Arguments, result))
-	if !d.repeated() && !d.cycled() {
+	d.outcomes = append(d.outcomes, call.Function.Name+"#"+resultHash(result))
+	switch {
+	case d.repeated() || d.cycled():
+		d.note = Note
+	case d.sameResults():
+		d.note = NoteSameResult
+	default:
 		return OK
 	}
 	d.detections++
@@ -84,14 +104,36 @@ func (d *Detector) Check(call chat.ToolCall, result string) Verdict {
 	return Warn
 }
 
+// Note returns the note for the last step Check did not answer OK: Note
+// or NoteSameResult.
+func (d *Detector) Note() string {
+	if d.note == "" {
+		return Note
+	}
+	return d.note
+}
+
 // repeated reports whether the last Repeats steps are identical.
 func (d *Detector) repeated() bool {
-	n, k := len(d.signatures), orDefault(d.Repeats, 3)
+	return allSame(d.signatures, orDefault(d.Repeats, 3))
+}
+
+// sameResults reports whether the last SameResults steps called one tool
+// and got one result, with arguments that were not all the same (identical
+// steps are Repeats' to judge).
+func (d *Detector) sameResults() bool {
+	k := orDefault(d.SameResults, 3)
+	return allSame(d.outcomes, k) && !allSame(d.signatures, k)
+}
+
+// allSame reports whether the last k of ss are equal; never for k < 0.
+func allSame(ss []string, k int) bool {
+	n := len(ss)
 	if k < 0 || n < k {
 		return false
 	}
 	for i := n - k + 1; i < n; i++ {
-		if d.signatures[i] != d.signatures[n-k] {
+		if ss[i] != ss[n-k] {
 			return false
 		}
 	}
@@ -124,9 +166,14 @@ func orDefault(v, def int) int {
 // FNV-64a hash of the result. Equal steps have equal signatures, however
 // the arguments were spaced or ordered.
 func Signature(name, arguments, result string) string {
+	return name + Canonical(arguments) + "#" + resultHash(result)
+}
+
+// resultHash is the FNV-64a hash of a result, in hex.
+func resultHash(result string) string {
 	h := fnv.New64a()
 	h.Write([]byte(result))
-	return fmt.Sprintf("%s%s#%016x", name, Canonical(arguments), h.Sum64())
+	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // Canonical returns JSON text with object keys sorted and no white space,

@@ -63,6 +63,11 @@ func TestSeedExample11(t *testing.T) {
 
 func TestDetector(t *testing.T) {
 	a, b, c := step{name: "a", args: "{}", result: "1"}, step{name: "b", args: "{}", result: "2"}, step{name: "c", args: "{}", result: "3"}
+	// The demo model read a missing file with other limits and offsets.
+	missing := "read_file: shell: no such file"
+	r1 := step{name: "read_file", args: `{"path": "shell"}`, result: missing}
+	r2 := step{name: "read_file", args: `{"path": "shell", "limit": 5}`, result: missing}
+	r3 := step{name: "read_file", args: `{"path": "shell", "offset": 20}`, result: missing}
 	tests := []struct {
 		name  string
 		d     Detector
@@ -78,6 +83,10 @@ func TestDetector(t *testing.T) {
 		{"cycles off", Detector{Cycles: -1}, []step{a, b, a, b, a, b}, "OOOOOO"},
 		{"three-step cycle is not a two-step cycle", Detector{}, []step{a, b, c, a, b, c}, "OOOOOO"},
 		{"progress between repeats", Detector{}, []step{a, a, c, a, a}, "OOOOO"},
+		{"one tool, one result, other arguments", Detector{}, []step{r1, r2, r3, r1}, "OOWS"},
+		{"same results off", Detector{SameResults: -1}, []step{r1, r2, r3}, "OOO"},
+		{"one result from other tools is not a loop", Detector{}, []step{r1, {name: "list_files", args: "{}", result: r1.result}, r2}, "OOO"},
+		{"other results are progress", Detector{}, []step{r1, r2, {name: r1.name, args: `{"path": "b.go"}`, result: "package b"}}, "OOO"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,4 +132,22 @@ func FuzzCanonical(f *testing.F) {
 			t.Fatalf("Canonical(%q) = %q, then %q", in, once, twice)
 		}
 	})
+}
+
+// TestNote checks the note for each pattern.
+func TestNote(t *testing.T) {
+	var d Detector
+	for _, args := range []string{`{"path": "x"}`, `{"path": "x", "limit": 1}`, `{"path": "x", "limit": 2}`} {
+		d.Check(chat.ToolCall{Function: chat.FunctionCall{Name: "read_file", Arguments: args}}, "no such file")
+	}
+	if d.Note() != NoteSameResult {
+		t.Errorf("after one tool with one result: Note() = %q, want %q", d.Note(), NoteSameResult)
+	}
+	var e Detector
+	for range 3 {
+		e.Check(chat.ToolCall{Function: chat.FunctionCall{Name: "read_file", Arguments: `{"path": "x"}`}}, "no such file")
+	}
+	if e.Note() != Note {
+		t.Errorf("after identical calls: Note() = %q, want %q", e.Note(), Note)
+	}
 }
