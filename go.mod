@@ -10,6 +10,7 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/pflag v1.1.0
 	github.com/x448/float16 v0.8.4
+	golang.org/x/sync v0.20.0
 	golang.org/x/sys v0.46.0
 	golang.org/x/text v0.30.0
 )
@@ -17,6 +18,5 @@ require (
 require (
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
 )
