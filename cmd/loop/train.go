@@ -36,10 +36,10 @@ import (
 // llama.cpp's datasets are (llama.PackWindows). The loss, trained and held out, is
 // over the assistant's tokens only (train_mask.go says how they are
 // found), or every token with --train-all. --pretrain-epochs N trains the
-// first N epochs on every token: the assistant's tokens are a few percent
-// of a chat, and the rest (the tool schemas, the code, the results) teaches
-// JSON, Go and copying at no extra cost per window; the held-out loss is
-// the assistant's throughout. The tokens every chat starts with and trains
+// first N epochs on every token (after the shared prefix, below): the
+// assistant's tokens are a few percent of a chat, and the rest (the task,
+// the code, the results) teaches JSON, Go and copying at little extra cost
+// per window; the held-out loss is the assistant's throughout. The tokens every chat starts with and trains
 // nothing on (the system prompt and tool schemas, about 1,000 tokens of the
 // demo's 1,500-token chats) run forward only in each window, and the rest
 // attends to their keys and values (llama.Window.Prefix); without a
@@ -113,7 +113,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVarP(&f.threads, "threads", "t", -1, "threads (-1: the physical cores)")
 	fs.Float64Var(&f.val, "val", 0.1, "fraction of the chats held out to measure the loss on")
 	fs.BoolVar(&f.trainAll, "train-all", false, "train on every token, not only the assistant's")
-	fs.IntVar(&f.pretrain, "pretrain-epochs", 0, "the first N epochs train on every token of the chats (schemas, code, results), the rest on the assistant's; the held-out loss stays the assistant's")
+	fs.IntVar(&f.pretrain, "pretrain-epochs", 0, "the first N epochs train on every token of the chats after the shared prefix (the task, code, results), the rest on the assistant's; the held-out loss stays the assistant's")
 	fs.StringVar(&f.schedule, "lr-schedule", "cosine", "cosine: warm up over the first 5% of the steps, then decay to a tenth of --lr by the last; constant: --lr throughout")
 	fs.BoolVar(&f.prefix, "shared-prefix", true, "run the tokens every chat starts with (system prompt, tool schemas: no target) forward only, once per window: faster; no gradient flows back through their keys and values")
 	fs.BoolVar(&f.fill, "fill", false, "fill every window to --ctx with the start of the next chat, as llama.cpp's datasets do (default: whole chats only)")
@@ -393,9 +393,15 @@ func (f *trainFlags) split(rng *rand.Rand, m *llama.Model, docs []trainDoc) (tra
 // each, the first --pretrain-epochs on every token, and adds each epoch to
 // rep.
 func (f *trainFlags) runEpochs(ctx context.Context, tr *llama.Trainer, rng *rand.Rand, trainW, evalW []llama.Window, rep *trainReport, stdout, stderr io.Writer) error {
-	allW := make([]llama.Window, len(trainW)) // the same windows, every token a target
+	allW := make([]llama.Window, len(trainW)) // the same windows, every token after the shared prefix a target
 	for i, w := range trainW {
-		allW[i] = llama.Window{Tokens: w.Tokens}
+		allW[i] = llama.Window{Tokens: w.Tokens, Prefix: w.Prefix}
+		if w.Prefix > 0 {
+			allW[i].Targets = make([]bool, len(w.Tokens))
+			for j := w.Prefix + 1; j < len(w.Tokens); j++ {
+				allW[i].Targets[j] = true
+			}
+		}
 	}
 	for e := 1; e <= f.epochs; e++ {
 		windows := trainW
