@@ -356,6 +356,11 @@ void set_inputs(graph *gr, const int32_t *tokens, int n, int p = 0) {
     ggml_backend_tensor_set(gr->pos, pos.data(), 0, sizeof(int32_t) * n);
 }
 
+// host_kv is a prefix's keys and values on the host (prefix_kv).
+struct host_kv {
+    std::vector<std::vector<float>> k, v;
+};
+
 // prefix_kv runs the forward graph of the p tokens of a window's prefix
 // and returns the keys and values of every layer (kv's output layout, on
 // the host): a window that continues the prefix attends to them instead of
@@ -363,8 +368,7 @@ void set_inputs(graph *gr, const int32_t *tokens, int n, int p = 0) {
 // the weights of the moment and are constants of the window's graph, so no
 // gradient flows through them into the weights, as none flows between
 // llama.cpp's ubatches in opt_epoch_iter.
-bool prefix_kv(loop_gt *g, const int32_t *tokens, int p, std::vector<std::vector<float>> *k,
-               std::vector<std::vector<float>> *v, std::string *why) {
+bool prefix_kv(loop_gt *g, const int32_t *tokens, int p, host_kv *host, std::string *why) {
     graph gr;
     if (!new_ctx(g, &gr, why)) return false;
     gr.tokens = ggml_new_tensor_1d(gr.ctx, GGML_TYPE_I32, p);
@@ -389,10 +393,10 @@ bool prefix_kv(loop_gt *g, const int32_t *tokens, int p, std::vector<std::vector
     bool ok = ggml_backend_sched_graph_compute(g->sched, gr.gf) == GGML_STATUS_SUCCESS;
     if (!ok) *why = "the prefix's graph failed";
     for (size_t il = 0; ok && il < out.k.size(); il++) {
-        k->emplace_back(ggml_nelements(out.k[il]));
-        v->emplace_back(ggml_nelements(out.v[il]));
-        ggml_backend_tensor_get(out.k[il], k->back().data(), 0, ggml_nbytes(out.k[il]));
-        ggml_backend_tensor_get(out.v[il], v->back().data(), 0, ggml_nbytes(out.v[il]));
+        host->k.emplace_back(ggml_nelements(out.k[il]));
+        host->v.emplace_back(ggml_nelements(out.v[il]));
+        ggml_backend_tensor_get(out.k[il], host->k.back().data(), 0, ggml_nbytes(out.k[il]));
+        ggml_backend_tensor_get(out.v[il], host->v.back().data(), 0, ggml_nbytes(out.v[il]));
     }
     ggml_backend_sched_reset(g->sched);
     return ok;
@@ -400,7 +404,8 @@ bool prefix_kv(loop_gt *g, const int32_t *tokens, int p, std::vector<std::vector
 
 // set_prefix fills gr's prefix inputs: the prefix's keys and values, then
 // zeros where the window's own are added.
-void set_prefix(graph *gr, const std::vector<std::vector<float>> &k, const std::vector<std::vector<float>> &v) {
+void set_prefix(graph *gr, const host_kv &host) {
+    const auto &k = host.k, &v = host.v;
     const int p = gr->prefix.p;
     for (size_t il = 0; il < gr->prefix.k.size(); il++) {
         ggml_tensor *kt = gr->prefix.k[il], *vt = gr->prefix.v[il];
@@ -511,11 +516,6 @@ bool build_step(loop_gt *g, step *st, int n, int m, bool backward, std::string *
     return true;
 }
 
-// host_kv is a prefix's keys and values on the host (prefix_kv).
-struct host_kv {
-    std::vector<std::vector<float>> k, v;
-};
-
 // run_step allocates and computes st with the labels of the masked
 // positions, and returns the loss (the mean over the masked positions).
 // With a prefix (st built with p > 0), tokens are those after it.
@@ -534,7 +534,7 @@ bool run_step(loop_gt *g, step *st, const int32_t *tokens, const int32_t *labels
     std::vector<int32_t> padded(tokens, tokens + n);
     padded.resize(np, tokens[n - 1]);
     set_inputs(&st->gr, padded.data(), np, st->gr.prefix.p);
-    if (prefix) set_prefix(&st->gr, prefix->k, prefix->v);
+    if (prefix) set_prefix(&st->gr, *prefix);
     std::vector<int32_t> rows;
     for (int i = 0; i < n; i++) {
         if (mask[i]) rows.push_back(i);
@@ -748,7 +748,7 @@ bool loop_gt_window(struct loop_gt *g, const int32_t *tokens, const int32_t *lab
         std::string why;
         float l = 0;
         host_kv kv;
-        if (prefix > 0 && !prefix_kv(g, tokens, prefix, &kv.k, &kv.v, &why)) {
+        if (prefix > 0 && !prefix_kv(g, tokens, prefix, &kv, &why)) {
             set_err(err, n_err, why);
             return false;
         }

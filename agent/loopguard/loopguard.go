@@ -87,8 +87,9 @@ type Detector struct {
 // Check records a step, an executed call and its result, and says whether
 // the run is looping.
 func (d *Detector) Check(call chat.ToolCall, result string) Verdict {
-	d.signatures = append(d.signatures, Signature(call.Function.Name, call.Function.Arguments, result))
-	d.outcomes = append(d.outcomes, call.Function.Name+"#"+resultHash(result))
+	name, h := call.Function.Name, resultHash(result)
+	d.signatures = append(d.signatures, signature(name, call.Function.Arguments, h))
+	d.outcomes = append(d.outcomes, name+"#"+h)
 	switch {
 	case d.repeated() || d.cycled():
 		d.note = Note
@@ -166,7 +167,12 @@ func orDefault(v, def int) int {
 // FNV-64a hash of the result. Equal steps have equal signatures, however
 // the arguments were spaced or ordered.
 func Signature(name, arguments, result string) string {
-	return name + Canonical(arguments) + "#" + resultHash(result)
+	return signature(name, arguments, resultHash(result))
+}
+
+// signature is Signature with the result's hash already made.
+func signature(name, arguments, hash string) string {
+	return name + Canonical(arguments) + "#" + hash
 }
 
 // resultHash is the FNV-64a hash of a result, in hex.
