@@ -40,6 +40,9 @@ type Config struct {
 	NoLoopGuard bool `json:"no_loop_guard,omitempty"`
 	NoGate      bool `json:"no_gate,omitempty"`
 	NoForce     bool `json:"no_force,omitempty"`
+	// NoPaths leaves read_file's and edit_file's path free in the grammar
+	// instead of one of the workspace's files (loop.Guards.NoPaths).
+	NoPaths bool `json:"no_paths,omitempty"`
 
 	// Preset is the sampler preset of tool calls (sampler.PresetNames);
 	// "" means loop's own pair, "prose" for answers and "tool-call" for
@@ -70,14 +73,14 @@ type Config struct {
 // Guards returns the configuration's loop.Guards.
 func (c Config) Guards() loop.Guards {
 	return loop.Guards{NoRepair: c.NoRepair, NoRecover: c.NoRecover, Retries: c.Retries,
-		NoLoopGuard: c.NoLoopGuard, NoGate: c.NoGate, NoForce: c.NoForce}
+		NoLoopGuard: c.NoLoopGuard, NoGate: c.NoGate, NoForce: c.NoForce, NoPaths: c.NoPaths}
 }
 
 // builtins are the configurations of seed 000 Example 13, each adding
 // one technique to the one before, then loop's verification gate, then
 // loop's default agent.
 func builtins() []Config {
-	raw := Config{Name: "raw", NoRepair: true, NoRecover: true, Retries: -1, NoLoopGuard: true, NoGate: true, NoForce: true}
+	raw := Config{Name: "raw", NoRepair: true, NoRecover: true, Retries: -1, NoLoopGuard: true, NoGate: true, NoForce: true, NoPaths: true}
 	repair := raw
 	repair.Name, repair.NoRepair, repair.NoRecover = "+repair", false, false
 	retry := repair

@@ -265,6 +265,14 @@ func (c *Client) grammar(f chat.Format, req Request, prefill string) (*llama.Sam
 	if c.thinking && req.ToolChoice.Mode != grammar.ChoiceAuto {
 		opts.Reasoning = f.ReasoningBlock()
 	}
+	if len(req.GrammarTools) > 0 {
+		narrow := req
+		narrow.Tools = req.GrammarTools
+		var err error
+		if f, err = c.format(narrow); err != nil {
+			return nil, err
+		}
+	}
 	cg, err := f.Grammar(opts)
 	if err != nil {
 		return nil, err

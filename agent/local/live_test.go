@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/agent/paths"
+	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/internal/testmodels"
 	"github.com/loopagent/loop/sampler"
@@ -146,5 +149,111 @@ func TestPromptBasedFallback(t *testing.T) {
 	}
 	if len(resp.Message.ToolCalls) != 1 || len(resp.Violations) != 0 {
 		t.Errorf("prompt-based reply: %+v, violations %v, problems %v", resp.Message, resp.Violations, resp.Parsed.Problems)
+	}
+}
+
+// TestLiveGrammarTools narrows the grammar alone (agent/paths): the prompt
+// shows read_file with a free path, GrammarTools give the same tool with
+// an enum of two files. A random model then calls only those files; with
+// the free grammar it makes paths up, or writes one until the token limit.
+func TestLiveGrammarTools(t *testing.T) {
+	c := newClient(t)
+	free, err := chat.ParseTools([]byte(strings.Replace(seedTool, `, "enum": ["pom.xml", "src/Main.java"]`, "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow, err := chat.ParseTools([]byte(seedTool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := []chat.Message{{Role: "user", Content: "What is in pom.xml?"}}
+	madeUp := 0
+	for seed := 1; seed <= 4; seed++ {
+		for _, narrowed := range []bool{true, false} {
+			sc, _ := sampler.Resolve(nil, sampler.Overrides{Temperature: sampler.Ptr[float32](0.8), Seed: sampler.Ptr(uint32(seed))})
+			req := local.Request{Messages: user, Tools: free, ToolChoice: grammar.Choice{Mode: grammar.ChoiceRequired},
+				Sampling: sc, MaxTokens: 200, IDSeed: uint64(seed)}
+			if narrowed {
+				req.GrammarTools = narrow
+			}
+			resp, err := c.Complete(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Message.ToolCalls) != 1 {
+				if narrowed {
+					t.Fatalf("seed %d: %d calls, finish %s", seed, len(resp.Message.ToolCalls), resp.FinishReason)
+				}
+				madeUp++ // a free path that ran to the token limit
+				continue
+			}
+			var args struct{ Path string }
+			json.Unmarshal([]byte(resp.Message.ToolCalls[0].Function.Arguments), &args)
+			known := args.Path == "pom.xml" || args.Path == "src/Main.java"
+			switch {
+			case narrowed && !known:
+				t.Errorf("seed %d: narrowed grammar wrote path %q", seed, args.Path)
+			case !narrowed && !known:
+				madeUp++
+			}
+		}
+	}
+	if madeUp == 0 {
+		t.Error("the free grammar never made a path up: the test shows nothing")
+	}
+}
+
+// TestLiveEditGrammar: with edit_file narrowed to a file the conversation
+// read (agent/paths), a random model's every edit names that file and an
+// old_string the file holds, so the edit applies; the prompt's tools are
+// the real ones.
+func TestLiveEditGrammar(t *testing.T) {
+	c := newClient(t)
+	dir := t.TempDir()
+	src := "package cart\n\n// Charge returns unit times count.\nfunc Charge(unit, count int) int {\n\treturn unit + count\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "cart.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tools.NewWorkspace(dir, tools.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := tools.Default().Subset("read_file", "edit_file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := chat.ParseTools(set.Definitions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow := paths.Narrow(context.Background(), defs, set, ws, []string{"cart.go"})
+	user := []chat.Message{{Role: "user", Content: "Fix Charge in cart.go."}}
+	for seed := 1; seed <= 6; seed++ {
+		sc, _ := sampler.Resolve(nil, sampler.Overrides{Temperature: sampler.Ptr[float32](0.8), Seed: sampler.Ptr(uint32(seed))})
+		resp, err := c.Complete(context.Background(), local.Request{Messages: user, Tools: defs, GrammarTools: narrow,
+			ToolChoice: grammar.Choice{Mode: grammar.ChoiceFunction, Function: "edit_file"}, Sampling: sc, MaxTokens: 120, IDSeed: uint64(seed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var args tools.EditFileParams
+		if len(resp.Message.ToolCalls) == 1 {
+			if err := json.Unmarshal([]byte(resp.Message.ToolCalls[0].Function.Arguments), &args); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			// A random model may write new_string until the token limit;
+			// old_string came before it.
+			m := regexp.MustCompile(`"path"\s*:\s*"([^"]*)"\s*,\s*"old_string"\s*:\s*("(?:[^"\\]|\\.)*")`).FindStringSubmatch(resp.Text)
+			if m == nil || resp.FinishReason != "length" {
+				t.Fatalf("seed %d: %d calls, finish %s: %q", seed, len(resp.Message.ToolCalls), resp.FinishReason, resp.Text)
+			}
+			args.Path = m[1]
+			if err := json.Unmarshal([]byte(m[2]), &args.OldString); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if args.Path != "cart.go" || args.OldString == "" || !strings.Contains(src, args.OldString) {
+			t.Errorf("seed %d: edit of %q with old_string %q, not in the file", seed, args.Path, args.OldString)
+		}
 	}
 }

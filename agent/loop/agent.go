@@ -23,6 +23,7 @@ type Agent struct {
 	guard   loopguard.Detector
 	sink    transcript.Sink
 	window  *window.Manager // context management, or nil
+	read    []string        // the files read_file has shown, for agent/paths
 
 	// Built once: the tools do not change during a run.
 	validator    *chat.Validator

@@ -104,6 +104,10 @@ type Guards struct {
 	// NoGate accepts a final answer after an unverified edit (the run
 	// then ends "unverified" instead of asking for the check).
 	NoGate bool
+	// NoPaths leaves the file arguments of read_file and edit_file free in
+	// the call grammar; by default they are one of the workspace's files
+	// (agent/paths), listed again before every request.
+	NoPaths bool
 	// NoForce keeps tool_choice auto on every step: no required first
 	// step for a task that names a file, no forced check after a refused
 	// answer.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -73,7 +74,12 @@ func (a *Agent) observe(t turn, results []result) (Outcome, bool) {
 				stop = true
 			}
 		}
-		a.gate.Observe(gateStep(c, r.Result))
+		a.noteRead(c, r.Result)
+		step := gateStep(c, r.Result)
+		if step.Edit {
+			a.guard.Changed()
+		}
+		a.gate.Observe(step)
 		a.out.Calls++
 		a.history = append(a.history, chat.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name, Content: content})
 		a.emit(transcript.Event{Kind: transcript.KindResult, Call: &t.calls[i], Result: content, IsError: r.IsError, Ms: r.ms})
@@ -84,6 +90,27 @@ func (a *Agent) observe(t turn, results []result) (Outcome, bool) {
 		return a.end(LoopStop, "the same calls again after a warning", nil), true
 	}
 	return Outcome{}, false
+}
+
+// noteRead records the file a successful read_file call showed, relative
+// to the workspace root, for the grammar of later edits (agent/paths).
+func (a *Agent) noteRead(c chat.ToolCall, r tools.Result) {
+	if c.Function.Name != tools.ReadFileName || r.IsError {
+		return
+	}
+	var args struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal([]byte(c.Function.Arguments), &args) != nil {
+		return
+	}
+	abs, err := a.cfg.Workspace.Resolve(args.Path)
+	if err != nil {
+		return
+	}
+	if rel := a.cfg.Workspace.Rel(abs); !slices.Contains(a.read, rel) {
+		a.read = append(a.read, rel)
+	}
 }
 
 // gateStep describes an executed call to the gate.

@@ -3,7 +3,8 @@
 // when the work is verified or a limit is hit, saying which.
 //
 // One step is one model request; step.go shows its pipeline in one short
-// function:
+// function. The request's call grammar names only the workspace's files
+// where a tool needs an existing one (agent/paths). Then:
 //
 //  1. finish_reason first: a call cut by the token limit never runs;
 //  2. parse (the model's format parser ran already);

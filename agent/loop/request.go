@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/agent/paths"
 	"github.com/loopagent/loop/agent/transcript"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/sampler"
@@ -48,6 +49,9 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 		Sampling: a.sampling(a.cfg.Sampling, sampler.PresetProse), CallSampling: a.callSampling(),
 		MaxTokens: a.maxTokens, Extra: a.cfg.Extra, Reasoning: a.cfg.Reasoning, ReasoningBudget: a.cfg.ReasoningBudget,
 		NoGrammar: a.cfg.NoGrammar, Format: a.cfg.Format,
+	}
+	if !a.cfg.Guards.NoPaths && !a.cfg.NoGrammar {
+		req.GrammarTools = paths.Narrow(ctx, a.tools, a.cfg.Tools, a.cfg.Workspace, a.read)
 	}
 	step := a.step
 	if a.cfg.OnDelta != nil {

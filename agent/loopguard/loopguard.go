@@ -15,11 +15,13 @@
 //		// end the run: "loop stop"
 //	}
 //
-// It detects three patterns: Repeats identical steps in a row, a two-step
-// cycle (a, b, a, b) repeated Cycles times, and SameResults calls in a row
-// of one tool whose results are the same whatever their arguments (a
-// model that reads the same missing file with another offset each time,
-// or lists patterns that match nothing). The first Warnings detections
+// It detects four patterns: Repeats identical steps in a row, a two-step
+// cycle (a, b, a, b) repeated Cycles times, one step that Recurs times
+// among the last 2×Recurs steps with other steps between (a listing
+// between failed reads, again and again) while nothing was edited, and
+// SameResults calls in a row of one tool whose results are the same
+// whatever their arguments (a model that reads the same missing file with
+// another offset each time, or lists patterns that match nothing). The first Warnings detections
 // answer Warn, the next one Stop; Detector.Note is the note for the
 // pattern found. A Detector is for one run and is not safe for concurrent
 // use.
@@ -74,12 +76,17 @@ type Detector struct {
 	// SameResults is how many calls in a row of one tool with the same
 	// result, whatever their arguments, are a loop; 0 means 3.
 	SameResults int
+	// Recurs is how many times one step must occur among the last
+	// 2×Recurs steps since the last edit (Changed) to be a loop, with
+	// other steps between; 0 means 3.
+	Recurs int
 	// Warnings is how many detections answer Warn before one answers
 	// Stop; 0 means 1.
 	Warnings int
 
 	signatures []string
 	outcomes   []string // tool name and result hash of each step
+	since      int      // the first step after the last edit
 	detections int
 	note       string
 }
@@ -91,7 +98,7 @@ func (d *Detector) Check(call chat.ToolCall, result string) Verdict {
 	d.signatures = append(d.signatures, signature(name, call.Function.Arguments, h))
 	d.outcomes = append(d.outcomes, name+"#"+h)
 	switch {
-	case d.repeated() || d.cycled():
+	case d.repeated() || d.cycled() || d.recurred():
 		d.note = Note
 	case d.sameResults():
 		d.note = NoteSameResult
@@ -112,6 +119,28 @@ func (d *Detector) Note() string {
 		return Note
 	}
 	return d.note
+}
+
+// Changed records that the last step changed the workspace (an edit): a
+// step that recurs across it, such as a test run after each attempted
+// fix, is not a loop.
+func (d *Detector) Changed() { d.since = len(d.signatures) }
+
+// recurred reports whether the last step occurred Recurs times among the
+// last 2×Recurs steps since the last edit.
+func (d *Detector) recurred() bool {
+	k := orDefault(d.Recurs, 3)
+	n := len(d.signatures)
+	if k < 0 || n == 0 {
+		return false
+	}
+	seen := 0
+	for _, s := range d.signatures[max(d.since, n-2*k):] {
+		if s == d.signatures[n-1] {
+			seen++
+		}
+	}
+	return seen >= k
 }
 
 // repeated reports whether the last Repeats steps are identical.

@@ -63,6 +63,7 @@ func TestSeedExample11(t *testing.T) {
 
 func TestDetector(t *testing.T) {
 	a, b, c := step{name: "a", args: "{}", result: "1"}, step{name: "b", args: "{}", result: "2"}, step{name: "c", args: "{}", result: "3"}
+	d, e := step{name: "d", args: "{}", result: "4"}, step{name: "e", args: "{}", result: "5"}
 	// The demo model read a missing file with other limits and offsets.
 	missing := "read_file: shell: no such file"
 	r1 := step{name: "read_file", args: `{"path": "shell"}`, result: missing}
@@ -75,14 +76,19 @@ func TestDetector(t *testing.T) {
 		want  string // one letter per step: O, W, S
 	}{
 		{"three in a row warns, a fourth stops", Detector{}, []step{a, a, a, a}, "OOWS"},
-		{"repeats 4", Detector{Repeats: 4}, []step{a, a, a, a, a}, "OOOWS"},
-		{"repeats off", Detector{Repeats: -1}, []step{a, a, a, a}, "OOOO"},
+		{"repeats 4", Detector{Repeats: 4, Recurs: -1}, []step{a, a, a, a, a}, "OOOWS"},
+		{"repeats off", Detector{Repeats: -1, Recurs: -1}, []step{a, a, a, a}, "OOOO"},
 		{"two warnings before stop", Detector{Warnings: 2}, []step{a, a, a, a, a}, "OOWWS"},
 		{"cycle twice", Detector{}, []step{a, b, a, b}, "OOOW"},
-		{"cycle three times", Detector{Cycles: 3}, []step{a, b, a, b, a, b, a}, "OOOOOWS"},
-		{"cycles off", Detector{Cycles: -1}, []step{a, b, a, b, a, b}, "OOOOOO"},
+		{"cycle three times", Detector{Cycles: 3, Recurs: -1}, []step{a, b, a, b, a, b, a}, "OOOOOWS"},
+		{"cycles off", Detector{Cycles: -1, Recurs: -1}, []step{a, b, a, b, a, b}, "OOOOOO"},
 		{"three-step cycle is not a two-step cycle", Detector{}, []step{a, b, c, a, b, c}, "OOOOOO"},
-		{"progress between repeats", Detector{}, []step{a, a, c, a, a}, "OOOOO"},
+		{"progress between repeats", Detector{Recurs: -1}, []step{a, a, c, a, a}, "OOOOO"},
+		// The demo model listed the files between failed reads of other paths.
+		{"one step recurs between others", Detector{}, []step{a, b, a, c, a, a}, "OOOOWS"},
+		{"recurs 4", Detector{Recurs: 4}, []step{a, b, a, c, a, b, a}, "OOOOOOW"},
+		{"recurs beyond the window", Detector{}, []step{a, b, c, d, e, a, d, a}, "OOOOOOOO"},
+		{"recurs off", Detector{Recurs: -1}, []step{a, b, a, c, a, b}, "OOOOOO"},
 		{"one tool, one result, other arguments", Detector{}, []step{r1, r2, r3, r1}, "OOWS"},
 		{"same results off", Detector{SameResults: -1}, []step{r1, r2, r3}, "OOO"},
 		{"one result from other tools is not a loop", Detector{}, []step{r1, {name: "list_files", args: "{}", result: r1.result}, r2}, "OOO"},
@@ -149,5 +155,28 @@ func TestNote(t *testing.T) {
 	}
 	if e.Note() != Note {
 		t.Errorf("after identical calls: Note() = %q, want %q", e.Note(), Note)
+	}
+}
+
+// TestChanged: a test run after each attempted fix recurs with the same
+// failure, but an edit between its runs makes it progress to check, not a
+// loop; without the edits it is one.
+func TestChanged(t *testing.T) {
+	test := chat.ToolCall{Function: chat.FunctionCall{Name: "shell", Arguments: `{"command": "go test ./..."}`}}
+	for _, edits := range []bool{true, false} {
+		var d Detector
+		var got strings.Builder
+		for i := range 3 {
+			edit := chat.ToolCall{Function: chat.FunctionCall{Name: "edit_file", Arguments: fmt.Sprintf(`{"try": %d}`, i)}}
+			got.WriteString(d.Check(edit, "ok").String()[:1])
+			if edits {
+				d.Changed()
+			}
+			got.WriteString(d.Check(test, "FAIL: TestX").String()[:1])
+		}
+		want := map[bool]string{true: "OOOOOO", false: "OOOOOW"}[edits]
+		if got.String() != want {
+			t.Errorf("edits %v: verdicts %s, want %s", edits, got.String(), want)
+		}
 	}
 }

@@ -54,6 +54,11 @@ type Counter interface {
 type Request struct {
 	Messages []chat.Message
 	Tools    []chat.Tool
+	// GrammarTools, when set, are Tools with narrower schemas for the call
+	// grammar alone (agent/paths: a path that must name an existing
+	// file). The prompt shows Tools and the calls are validated against
+	// Tools. A script has no grammar and ignores them.
+	GrammarTools []chat.Tool
 	// ToolChoice is tool_choice; the zero value is auto.
 	ToolChoice grammar.Choice
 	// ParallelToolCalls allows more than one call; MaxCalls caps them.

@@ -52,6 +52,12 @@ func (EditFile) Description() string     { return strings.TrimSpace(editFileDesc
 func (EditFile) Schema() json.RawMessage { return json.RawMessage(editFileSchema) }
 func (EditFile) ReadOnly() bool          { return false }
 
+// ExistingFileArgs is FileArgs: path names a file that exists.
+func (EditFile) ExistingFileArgs() []string { return []string{"path"} }
+
+// FileTextArg is FileTextArgs: old_string is text of the file named by path.
+func (EditFile) FileTextArg() (text, file string) { return "old_string", "path" }
+
 func (EditFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error) {
 	var p EditFileParams
 	if r, ok := decodeArgs(EditFileName, args, &p); !ok {

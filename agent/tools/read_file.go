@@ -50,6 +50,9 @@ func (ReadFile) Description() string     { return strings.TrimSpace(readFileDesc
 func (ReadFile) Schema() json.RawMessage { return json.RawMessage(readFileSchema) }
 func (ReadFile) ReadOnly() bool          { return true }
 
+// ExistingFileArgs is FileArgs: path names a file that exists.
+func (ReadFile) ExistingFileArgs() []string { return []string{"path"} }
+
 func (t ReadFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error) {
 	var p ReadFileParams
 	if r, ok := decodeArgs(ReadFileName, args, &p); !ok {
