@@ -4,7 +4,10 @@
 // catches that; the gate does: a final answer that comes after an edit,
 // with no successful check command since, is not accepted. The agent asks
 // once for verification; if the answer comes again unverified, the run
-// ends as "unverified".
+// ends as "unverified". A task that asks for a change (WantsChange: "Fix
+// the bug in cart.go.") answered before anything was edited gets one
+// reminder too: a small model often answers with a plan, or with words
+// about another file, instead of making the change.
 //
 //	g := gate.New(gate.DetectCheck(root))
 //	g.Observe(gate.Step{Tool: "edit_file", OK: true})
@@ -40,10 +43,13 @@ const (
 	Ask
 	// Unverified: the model answered again without verifying.
 	Unverified
+	// AskChange: the task asks for a change and nothing has been edited;
+	// remind the model, once.
+	AskChange
 )
 
 func (v Verdict) String() string {
-	return [...]string{"accept", "ask", "unverified"}[v]
+	return [...]string{"accept", "ask", "unverified", "ask-change"}[v]
 }
 
 // Gate tracks edits and checks over a run. It is not safe for concurrent
@@ -56,7 +62,32 @@ type Gate struct {
 	verified bool // a check passed after the last edit
 	failing  bool // the last check command run failed
 	asked    bool
+
+	wantsChange bool // the task asks for a change (Task)
+	everEdited  bool // an edit succeeded in this run
+	askedChange bool
 }
+
+// changeRequest matches a task that asks for a change: an imperative verb
+// of change that starts a sentence or follows "and" ("Fix it.", "find the
+// bug and fix it", "go test fails; fix it"), or "make the tests pass".
+var changeRequest = regexp.MustCompile(`(?i)((^|[.!;:]\s+|\band\s+)(please\s+)?(fix|repair|correct|implement|add|change|update|rename|refactor|remove|delete|replace|edit)\b|\bmake (the |all )?(failing )?tests? pass\b)`)
+
+// WantsChange reports whether a task asks for a change to the workspace,
+// not for an answer: "Fix the off-by-one bug in Sum.", "Make the tests
+// pass.", but not "Which test fails?" or "What does Sum return?".
+func WantsChange(task string) bool { return changeRequest.MatchString(strings.TrimSpace(task)) }
+
+// Task tells the gate the task of a run (see WantsChange). A new task
+// starts its own reminder; edits of earlier tasks in the conversation do
+// not count.
+func (g *Gate) Task(task string) {
+	g.wantsChange, g.everEdited, g.askedChange = WantsChange(task), false, false
+}
+
+// Unchanged reports whether the task asks for a change and nothing has
+// been edited since it was given.
+func (g *Gate) Unchanged() bool { return g.wantsChange && !g.everEdited }
 
 // New returns a gate for the check command (empty: any test command).
 func New(check string) *Gate { return &Gate{Check: check} }
@@ -65,7 +96,7 @@ func New(check string) *Gate { return &Gate{Check: check} }
 func (g *Gate) Observe(s Step) {
 	switch {
 	case s.Edit && s.OK:
-		g.dirty, g.verified = true, false
+		g.dirty, g.verified, g.everEdited = true, false, true
 	case s.Tool == "shell" && g.IsCheck(s.Command):
 		g.failing = !s.OK
 		if s.OK {
@@ -89,6 +120,9 @@ func (g *Gate) Edited() bool { return g.dirty }
 // Answer judges a final answer now.
 func (g *Gate) Answer() Verdict {
 	switch {
+	case g.Unchanged() && !g.askedChange:
+		g.askedChange = true
+		return AskChange
 	case !g.dirty:
 		return Accept
 	case !g.asked:
@@ -105,6 +139,12 @@ func (g *Gate) AskText() string {
 		check = "the project's tests"
 	}
 	return "You changed files but did not run " + check + " since. Run it and answer only after it passes."
+}
+
+// AskChangeText is the note the agent sends when the gate reminds the
+// model of a change the task asks for.
+func (g *Gate) AskChangeText() string {
+	return "The task asks for a change, and nothing has been edited yet. Make the change with edit_file or write_file, or say why it cannot be made."
 }
 
 // checkCommands are the commands that verify a change: tests, builds and

@@ -103,3 +103,52 @@ func TestFailing(t *testing.T) {
 		}
 	}
 }
+
+func TestWantsChange(t *testing.T) {
+	for task, want := range map[string]bool{
+		"Fix the wrong operator bug in Charge in cart.go.":                         true,
+		"CanRent in grades.go is false for exactly 16. Fix it.":                    true,
+		"The tests fail. Find the bug and fix it.":                                 true,
+		"go test fails in this package; fix it.":                                   true,
+		"Make the tests pass.":                                                     true,
+		"make the failing test pass":                                               true,
+		"Please add a --verbose flag to main.go":                                   true,
+		"Which test fails in this package?":                                        false,
+		"Run the tests and tell me which one fails.":                               false,
+		"What value does settings.go give MaxDepth?":                               false,
+		"What does add return for 2 and 3?":                                        false,
+		"The prefix fix in parse.go: does it handle empty input? Explain briefly.": false,
+	} {
+		if got := WantsChange(task); got != want {
+			t.Errorf("WantsChange(%q) = %v, want %v", task, got, want)
+		}
+	}
+}
+
+// TestAskChange: an answer before any edit, on a task that asks for a
+// change, gets one reminder; the second is accepted. An edit, or a task
+// that asks a question, needs none; a new task starts over.
+func TestAskChange(t *testing.T) {
+	g := New("go test ./...")
+	g.Task("Fix Sum in sum.go.")
+	if v := g.Answer(); v != AskChange || !g.Unchanged() {
+		t.Fatalf("first answer before an edit: %v (unchanged %v), want ask-change", v, g.Unchanged())
+	}
+	if v := g.Answer(); v != Accept {
+		t.Errorf("second answer: %v, want accept", v)
+	}
+	g.Task("Fix Max in max.go.")
+	g.Observe(Step{Tool: "edit_file", OK: true, Edit: true})
+	g.Observe(Step{Tool: "shell", Command: "go test ./...", OK: true})
+	if v := g.Answer(); v != Accept || g.Unchanged() {
+		t.Errorf("answer after a verified edit: %v (unchanged %v), want accept", v, g.Unchanged())
+	}
+	g.Task("Which test fails?")
+	if v := g.Answer(); v != Accept {
+		t.Errorf("answer to a question: %v, want accept", v)
+	}
+	g.Task("Fix Min in min.go.")
+	if v := g.Answer(); v != AskChange {
+		t.Errorf("a new task after an edit of the last one: %v, want ask-change", v)
+	}
+}

@@ -83,6 +83,7 @@ func (a *Agent) Run(ctx context.Context, task string) Outcome {
 	a.step, a.retries, a.pending = 0, 0, nil
 	a.maxTokens = a.cfg.maxTokens()
 	a.force = a.firstChoice(task)
+	a.gate.Task(task)
 	a.history = append(a.history, chat.Message{Role: "user", Content: task})
 	a.emit(transcript.Event{Kind: transcript.KindTask, Task: task, Workspace: a.cfg.Workspace.Root(), Detail: a.gate.Check})
 	out := a.steps(ctx)

@@ -165,3 +165,39 @@ func TestDoneAfterFailingCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerWithoutChange: on a task that asks for a fix, an answer before
+// any edit gets one reminder (a note, one more request); when the model
+// then fixes the bug the run ends verified, and when it answers again
+// the run ends done with the reason. NoGate accepts the first answer.
+func TestAnswerWithoutChange(t *testing.T) {
+	const plan = "The loop should start at 0."
+	for _, tt := range []struct {
+		name     string
+		replies  []string
+		guards   loop.Guards
+		kind     loop.Kind
+		reason   string
+		requests int
+	}{
+		{"fixed after the reminder", []string{readCalc, plan, editCalc, goTest, answer}, loop.Guards{}, loop.Verified, "", 5},
+		{"answered again", []string{readCalc, plan, plan}, loop.Guards{}, loop.Done, "the task asks for a change and nothing was edited", 3},
+		{"no gate", []string{readCalc, plan}, loop.Guards{NoGate: true}, loop.Done, "", 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, err := tools.NewWorkspace(copyFixture(t), tools.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var evs events
+			a, err := loop.New(loop.Config{Model: hermesScript(t, tt.replies, nil), Tools: tools.Default(), Workspace: ws, Guards: tt.guards, Sink: &evs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := a.Run(context.Background(), "TestTotal fails. Fix Total in calc.go.")
+			if out.Kind != tt.kind || out.Reason != tt.reason || out.Requests != tt.requests {
+				t.Errorf("outcome %q, reason %q, %d requests; want %q, %q, %d", out.Kind, out.Reason, out.Requests, tt.kind, tt.reason, tt.requests)
+			}
+		})
+	}
+}

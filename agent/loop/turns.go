@@ -68,12 +68,18 @@ func (a *Agent) accept(t turn) {
 
 // answer judges a reply without calls: a final answer. After an edit with
 // no passing check since, the gate asks once for the check and forces the
-// next step to run a command.
+// next step to run a command; before any edit, on a task that asks for a
+// change, it reminds the model of the change once.
 func (a *Agent) answer(t turn) (Outcome, bool) {
 	a.out.Answer = t.parsed.Content
 	a.retries = 0
 	if !a.cfg.Guards.NoGate {
 		switch a.gate.Answer() {
+		case gate.AskChange:
+			note := a.gate.AskChangeText()
+			a.history = append(a.history, chat.Message{Role: "user", Content: note})
+			a.emit(transcript.Event{Kind: transcript.KindNote, Text: note})
+			return Outcome{}, false
 		case gate.Ask:
 			note := a.gate.AskText()
 			a.history = append(a.history, chat.Message{Role: "user", Content: note})
@@ -93,6 +99,8 @@ func (a *Agent) answer(t turn) (Outcome, bool) {
 		return a.end(Verified, "", nil), true
 	case a.gate.Failing():
 		return a.end(Done, "the last "+a.checkName()+" failed", nil), true
+	case a.gate.Unchanged() && !a.cfg.Guards.NoGate:
+		return a.end(Done, "the task asks for a change and nothing was edited", nil), true
 	}
 	return a.end(Done, "", nil), true
 }
