@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"sync"
+
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
 )
@@ -17,13 +19,29 @@ func CompileGrammar(m *llama.Model, gbnf string) (*llama.Sampler, error) {
 	return m.NewGrammar(gbnf, "root")
 }
 
-// Check parses and validates GBNF in Go, with root as the start rule.
+// Check parses and validates GBNF in Go, with root as the start rule. It
+// remembers the last grammar that passed: an agent sends the same call
+// grammar step after step, and one that narrows an edit to a file's text
+// (agent/paths) takes tens of milliseconds to check.
 func Check(gbnf string) error {
-	g, err := grammar.Parse(gbnf)
-	if err != nil {
-		return err
+	checked.Lock()
+	defer checked.Unlock()
+	if checked.ok && checked.gbnf == gbnf {
+		return nil
 	}
-	return g.Validate("root")
+	g, err := grammar.Parse(gbnf)
+	if err == nil {
+		err = g.Validate("root")
+	}
+	checked.gbnf, checked.ok = gbnf, err == nil
+	return err
+}
+
+// checked is the last grammar Check passed.
+var checked struct {
+	sync.Mutex
+	gbnf string
+	ok   bool
 }
 
 // CompileCalls compiles a tool-call grammar. A lazy grammar waits for its

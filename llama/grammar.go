@@ -7,6 +7,7 @@ package llama
 import "C"
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -86,7 +87,7 @@ func (m *Model) newGrammar(gbnf, root string, trig *LazyTriggers) (*Sampler, err
 			// llama.cpp the output from it on, where it finds it as a word.
 			patterns = wordPatterns(slices.Concat(trig.Words, trig.Starts))
 		}
-		g, err := initGrammar(m.vocab, gbnf, root, trig != nil, patterns, tokens)
+		g, err := m.grammarSampler(gbnf, root, trig != nil, patterns, tokens)
 		if err != nil {
 			return newError(op, "", err)
 		}
@@ -115,6 +116,32 @@ func wordPatterns(words []string) []string {
 		quoted[i] = regexp.QuoteMeta(w)
 	}
 	return []string{`[\s\S]*?(` + strings.Join(quoted, "|") + `)[\s\S]*`}
+}
+
+// grammarSampler returns a new grammar sampler: a clone of the model's
+// last one when the text, root and triggers are the same, else one that
+// llama.cpp parses, whose clone is kept for next time. The caller holds
+// the vocabulary (useVocab).
+func (m *Model) grammarSampler(gbnf, root string, lazy bool, patterns []string, tokens []Token) (*C.struct_llama_sampler, error) {
+	key := fmt.Sprintf("%q %v %q %v\x00", root, lazy, patterns, tokens) + gbnf
+	m.dryMu.Lock()
+	defer m.dryMu.Unlock()
+	if m.grammarProto != nil && m.grammarKey == key {
+		if g := C.llama_sampler_clone(m.grammarProto); g != nil {
+			return g, nil
+		}
+	}
+	g, err := initGrammar(m.vocab, gbnf, root, lazy, patterns, tokens)
+	if err != nil {
+		return nil, err
+	}
+	if proto := C.llama_sampler_clone(g); proto != nil {
+		if m.grammarProto != nil {
+			C.llama_sampler_free(m.grammarProto)
+		}
+		m.grammarProto, m.grammarKey = proto, key
+	}
+	return g, nil
 }
 
 // initGrammar builds a grammar sampler; vocab may be nil to check a

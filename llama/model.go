@@ -55,9 +55,18 @@ type Model struct {
 	// dry are DRY samplers by their settings, never used to sample:
 	// NewDRY clones them, because llama_sampler_init_dry scans the whole
 	// vocabulary for its sequence breakers (about 30 ms on 151k tokens),
-	// and an agent builds a chain on every request.
+	// and an agent builds a chain on every request. dryMu guards them and
+	// the grammar below.
 	dryMu sync.Mutex
 	dry   map[string]*C.struct_llama_sampler
+	// grammar is the last grammar sampler made, never used to sample,
+	// and what it was made from: a new grammar with the same text and
+	// triggers is its clone. An agent sends the same call grammar step
+	// after step, and llama.cpp parses a large one (an edit narrowed to a
+	// file's text, agent/paths) in tens of milliseconds; a clone copies
+	// its rules.
+	grammarKey   string
+	grammarProto *C.struct_llama_sampler
 }
 
 // closer is a handle that depends on a Model and must go before it.
@@ -220,6 +229,10 @@ func (m *Model) Close() error {
 	for k, s := range m.dry {
 		C.llama_sampler_free(s)
 		delete(m.dry, k)
+	}
+	if m.grammarProto != nil {
+		C.llama_sampler_free(m.grammarProto)
+		m.grammarProto, m.grammarKey = nil, ""
 	}
 	C.llama_model_free(m.m)
 	m.m = nil

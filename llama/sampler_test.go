@@ -116,6 +116,57 @@ func TestGrammarRejects(t *testing.T) {
 	}
 }
 
+// TestGrammarReused: a grammar made again from the same text is a clone
+// of the model's kept copy, pristine and independent of the first; a lazy
+// grammar with the same text is not that copy, and a third grammar
+// replaces it.
+func TestGrammarReused(t *testing.T) {
+	m := load(t, testmodels.TinyQwen3F16)
+	const gbnf = `root ::= "yes" | "no"`
+	yes, no := tokenize(t, m, "yes"), tokenize(t, m, "no")
+	g1, err := m.NewGrammar(gbnf, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g1.Close()
+	for _, tok := range yes {
+		if err := g1.Accept(tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g2, err := m.NewGrammar(gbnf, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2.Close()
+	if !g2.Allows(no[0]) || g2.Allows(m.EOS()) {
+		t.Errorf("the second grammar is not pristine: allows no %v, EOS %v", g2.Allows(no[0]), g2.Allows(m.EOS()))
+	}
+	if err := g2.Accept(no[0]); err != nil {
+		t.Fatal(err)
+	}
+	if !g1.Allows(m.EOS()) || g1.Allows(no[0]) {
+		t.Errorf("accepting on the second changed the first")
+	}
+	trig := tokenize(t, m, "<tool_call>")
+	lazy, err := m.NewLazyGrammar(gbnf, "", llama.LazyTriggers{Tokens: trig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lazy.Close()
+	if free := tokenize(t, m, "anything"); !lazy.Allows(free[0]) {
+		t.Error("the lazy grammar with the same text constrains before its trigger")
+	}
+	other, err := m.NewGrammar(`root ::= "no"`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if other.Allows(yes[0]) {
+		t.Error("a new text got the kept grammar")
+	}
+}
+
 // TestLazyGrammar checks that a lazy grammar leaves the text before its
 // trigger token free and constrains what follows.
 func TestLazyGrammar(t *testing.T) {

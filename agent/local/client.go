@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
 )
 
@@ -55,12 +56,15 @@ type Client struct {
 	last          promptTokens
 	lastToolsKey  string
 	lastValidator *chat.Validator
-	subagents     bool
-	tmpl          *chat.Template // default template
-	toolTmpl      *chat.Template // tool_use variant, or tmpl
-	detection     chat.Detection
-	thinking      bool // the template writes <think> blocks
-	draftMax      int
+	// and the call grammar, for the same format, tools and options.
+	lastGrammarKey string
+	lastGrammar    *grammar.CallGrammar
+	subagents      bool
+	tmpl           *chat.Template // default template
+	toolTmpl       *chat.Template // tool_use variant, or tmpl
+	detection      chat.Detection
+	thinking       bool // the template writes <think> blocks
+	draftMax       int
 }
 
 // New makes a client over m. The template must render; the context must
@@ -160,6 +164,7 @@ func NewPool(m *llama.Model, opts Options, n int) ([]*Client, error) {
 	for seq := 1; seq < n; seq++ {
 		c := *first
 		c.last, c.lastToolsKey, c.lastValidator = promptTokens{}, "", nil
+		c.lastGrammarKey, c.lastGrammar = "", nil
 		if c.slot, err = llama.NewSlot(first.ctx, seq); err != nil {
 			first.ctx.Close()
 			return nil, err

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -265,15 +266,7 @@ func (c *Client) grammar(f chat.Format, req Request, prefill string) (*llama.Sam
 	if c.thinking && req.ToolChoice.Mode != grammar.ChoiceAuto {
 		opts.Reasoning = f.ReasoningBlock()
 	}
-	if len(req.GrammarTools) > 0 {
-		narrow := req
-		narrow.Tools = req.GrammarTools
-		var err error
-		if f, err = c.format(narrow); err != nil {
-			return nil, err
-		}
-	}
-	cg, err := f.Grammar(opts)
+	cg, err := c.callGrammar(f, req, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -293,6 +286,44 @@ func (c *Client) grammar(f chat.Format, req Request, prefill string) (*llama.Sam
 		}
 	}
 	return g, nil
+}
+
+// callGrammar builds the call grammar of f for the request's tools (its
+// GrammarTools when set), or returns the last one when the format, the
+// tools' schemas and opts are the same: an agent sends the same tools on
+// every step, and a grammar narrowed to a file's text (agent/paths) takes
+// tens of milliseconds to build.
+func (c *Client) callGrammar(f chat.Format, req Request, opts grammar.CallOptions) (*grammar.CallGrammar, error) {
+	tools := req.Tools
+	if len(req.GrammarTools) > 0 {
+		tools = req.GrammarTools
+	}
+	o, _ := json.Marshal(opts)
+	var b strings.Builder
+	b.WriteString(f.Name())
+	b.Write(o)
+	for _, t := range tools {
+		b.WriteString("\x00" + t.Name + "\x00")
+		b.Write(t.Parameters)
+	}
+	key := b.String()
+	if c.lastGrammar != nil && c.lastGrammarKey == key {
+		return c.lastGrammar, nil
+	}
+	if len(req.GrammarTools) > 0 {
+		narrow := req
+		narrow.Tools = req.GrammarTools
+		var err error
+		if f, err = c.format(narrow); err != nil {
+			return nil, err
+		}
+	}
+	cg, err := f.Grammar(opts)
+	if err != nil {
+		return nil, err
+	}
+	c.lastGrammarKey, c.lastGrammar = key, cg
+	return cg, nil
 }
 
 // finish fills the assistant message and the finish reason, and validates
