@@ -15,10 +15,13 @@
 //     on (agent/retry), or give up;
 //  6. dispatch: independent read-only calls run concurrently, results come
 //     back in call order;
-//  7. detect loops (agent/loopguard): a note on the first, a stop on the
-//     second;
+//  7. detect loops (agent/loopguard: repeats, cycles, a step recurring
+//     between others, one result for every call): a note on the first, a
+//     stop on the second;
 //  8. the verification gate (agent/gate): a final answer after an edit
-//     with no passing check since is not done; the agent asks once.
+//     with no passing check since is not done; the agent asks once. On a
+//     task that asks for a change, an answer before any edit gets one
+//     reminder.
 //
 // Every step is labelled by the failure classifier (agent/classify), and
 // every event goes to a transcript.Sink, the terminal's and the JSONL
