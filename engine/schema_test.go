@@ -75,6 +75,8 @@ func TestSchemaCasesInLlama(t *testing.T) {
 		{"substring of a file", `{"type": "string", "x-substring-of": "func Charge(unit, count int) int {\n\treturn unit + count\n}\n// say \"hi\" \\ é"}`,
 			[]string{`"return unit + count"`, `"unit + count\n}"`, `"{\n\treturn"`, `"f"`, `"\"hi\" \\ é"`, `"func Charge(unit, count int) int {\n\treturn unit + count\n}\n// say \"hi\" \\ é"`},
 			[]string{`""`, `"return unit * count"`, `"return  unit"`, `"count\n\treturn"`, `"\treturn unit + count\n}x"`, `"}\n}"`}, ""},
+		{"substring of code with < > &", `{"type": "string", "x-substring-of": "if a < b && <-ch > 0 {"}`,
+			[]string{`"a < b && <-ch"`, `"> 0 {"`}, []string{`"a \u003c b"`, `"b &&& c"`}, ""},
 		{"substring of a repetitive text", `{"type": "string", "x-substring-of": "abcbcabcab"}`,
 			[]string{`"bcbca"`, `"cabca"`, `"abcab"`, `"abcbcabcab"`, `"cb"`}, []string{`"cc"`, `"aa"`, `"bcbcb"`, `"abcabc"`}, ""},
 		{"integer range", `{"type": "integer", "minimum": -5, "maximum": 120}`, []string{`-5`, `0`, `120`, `99`}, []string{`121`, `-6`, `007`}, ""},

@@ -1,7 +1,6 @@
 package grammar
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,6 +14,15 @@ import (
 // edits (agent/paths) always matches. A validator ignores the keyword,
 // as JSON Schema ignores unknown ones; only the grammar enforces it.
 const SubstringOf = "x-substring-of"
+
+// substringOf is the rule of a string schema with SubstringOf set to v.
+func (c *converter) substringOf(v any, name, ptr string) (string, error) {
+	text, ok := v.(string)
+	if !ok {
+		return "", c.fail(ptr+"/"+SubstringOf, "%s must be a string", SubstringOf)
+	}
+	return c.substring(text, name, ptr)
+}
 
 // substring writes the rules of a JSON string whose contents are a
 // non-empty substring of text, and returns the value's rule.
@@ -57,7 +65,9 @@ func (c *converter) substring(text, name, ptr string) (string, error) {
 	return c.b.Rule(name, `"\"" `+names[0]+` "\"" space`), nil
 }
 
-// jsonRune is r as it appears inside a JSON string.
+// jsonRune is r as a model writes it inside a JSON string: the quote, the
+// backslash and control characters escaped, everything else as it is
+// (<, > and & too, which Go's encoder would escape).
 func jsonRune(r rune) string {
 	switch r {
 	case '"':
@@ -73,10 +83,6 @@ func jsonRune(r rune) string {
 	}
 	if r < 0x20 {
 		return fmt.Sprintf(`\u%04x`, r)
-	}
-	b, _ := json.Marshal(string(r)) // U+2028 and U+2029 as Go's encoder writes them
-	if s := string(b[1 : len(b)-1]); strings.HasPrefix(s, `\u`) {
-		return s
 	}
 	return string(r)
 }

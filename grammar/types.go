@@ -121,11 +121,7 @@ var uuidFormat = regexp.MustCompile(`^uuid[1-5]?$`)
 
 func (c *converter) str(s *object, name, ptr string) (string, error) {
 	if v, ok := s.get(SubstringOf); ok {
-		text, ok := v.(string)
-		if !ok {
-			return "", c.fail(ptr+"/"+SubstringOf, "%s must be a string", SubstringOf)
-		}
-		return c.substring(text, name, ptr)
+		return c.substringOf(v, name, ptr)
 	}
 	if p, ok := s.get("pattern"); ok {
 		ps, ok := p.(string)

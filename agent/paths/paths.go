@@ -50,6 +50,7 @@ func Narrow(ctx context.Context, defs []chat.Tool, set *tools.Set, ws *tools.Wor
 	}
 	var files []string
 	var out []chat.Tool
+	var shown map[string]string // the read files' text
 	for i, d := range defs {
 		args := set.ExistingFileArgs(d.Name)
 		if len(args) == 0 {
@@ -71,7 +72,10 @@ func Narrow(ctx context.Context, defs []chat.Tool, set *tools.Set, ws *tools.Wor
 			params = p
 		}
 		if text, file, ok := set.FileTextArg(d.Name); ok {
-			params = withTexts(d.Parameters, params, text, file, files, texts(ws, read, files))
+			if shown == nil { // read once, for every such tool
+				shown = texts(ws, read, files)
+			}
+			params = withTexts(d.Parameters, params, text, file, files, shown)
 		}
 		if out == nil {
 			out = append([]chat.Tool(nil), defs...)
