@@ -16,7 +16,7 @@ SUITE=testdata/eval/live
 KEY_FILE=$MODELS/.agent-tiny.key
 # The recipe. Changing a number changes the key.
 N_CHATS=${N_CHATS:-600}
-EPOCHS=${EPOCHS:-4}
+EPOCHS=${EPOCHS:-12}
 CTX=${CTX:-2048}
 LR=${LR:-3e-3}   # the peak of the cosine schedule
 RETRY=${RETRY:-0.3} # share of the chats that open with a broken call the loop sends back
