@@ -7,6 +7,7 @@
 // ggml_compute_backward, and ggml-opt trains every weight.
 #include "graph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -37,6 +38,11 @@ struct layer {
 
 } // namespace
 
+// host_kv is a prefix's keys and values on the host (prefix_kv).
+struct host_kv {
+    std::vector<std::vector<float>> k, v;
+};
+
 struct loop_gt {
     loop_gt_hparams hp{};
     std::string path;
@@ -54,6 +60,14 @@ struct loop_gt {
     ggml_tensor *adamw = nullptr;
     ggml_opt_optimizer_params pars{};
     int64_t iter = 0;
+    // The last prefix's keys and values, its tokens and the step whose
+    // weights computed them (prefix_iter; -1: none). A window with the
+    // same prefix reuses them while fewer than prefix_every steps have
+    // changed the weights since (loop_gt_set_prefix_every).
+    host_kv prefix_kv;
+    std::vector<int32_t> prefix_tokens;
+    int64_t prefix_iter = -1;
+    int32_t prefix_every = 1;
 };
 
 namespace {
@@ -235,11 +249,14 @@ struct kv {
 
 // build_forward returns the logits of tokens at positions: [n_vocab, n],
 // or only those of the positions in rows ([n_vocab, len(rows)]) when rows
-// is not null. With in, the window continues the prefix whose keys and
-// values in holds; with out, the keys and values of every layer are put
-// there (the prefix's graph needs only those).
+// is not null. With zeros (an input of zeros, [n_embd, m] with m a
+// multiple of 16 above len(rows)), the rows' hidden states are its first
+// columns and the logits [n_vocab, m]: the columns after them are zero and
+// so are their logits (pad_rows says why). With in, the window continues
+// the prefix whose keys and values in holds; with out, the keys and values
+// of every layer are put there (the prefix's graph needs only those).
 ggml_tensor *build_forward(loop_gt *g, ggml_context *ctx, ggml_tensor *tokens, ggml_tensor *pos, ggml_tensor *rows,
-                           int n, const kv *in = nullptr, kv *out = nullptr) {
+                           int n, const kv *in = nullptr, kv *out = nullptr, ggml_tensor *zeros = nullptr) {
     const auto &hp = g->hp;
     const int d = hp.n_embd / hp.n_head;
     const float kq_scale = 1.0f / sqrtf((float) d);
@@ -286,6 +303,7 @@ ggml_tensor *build_forward(loop_gt *g, ggml_context *ctx, ggml_tensor *tokens, g
     }
     x = ggml_mul(ctx, ggml_rms_norm(ctx, x, hp.eps), g->out_norm);
     if (rows) x = ggml_get_rows(ctx, x, rows); // [n_embd, len(rows)]
+    if (rows && zeros) x = ggml_acc(ctx, zeros, x, zeros->nb[1], zeros->nb[2], zeros->nb[3], 0);
     return ggml_mul_mat(ctx, g->hp.tied ? g->tok_embd : g->output, x);
 }
 
@@ -294,6 +312,7 @@ struct graph {
     ggml_context *ctx = nullptr;
     ggml_cgraph *gf = nullptr;
     ggml_tensor *tokens = nullptr, *pos = nullptr, *rows = nullptr, *logits = nullptr;
+    ggml_tensor *zeros = nullptr; // the padding of the rows' hidden states (pad_rows), or null
     kv prefix; // inputs: the keys and values of the prefix the window continues (prefix.p > 0)
     ~graph() { ggml_free(ctx); }
 };
@@ -312,10 +331,20 @@ bool new_ctx(loop_gt *g, graph *gr, std::string *why) {
     return gr->ctx != nullptr;
 }
 
+// pad_rows is how many columns the logits of m target positions get: m
+// rounded up to tinyBLAS's block of 16, as pad does for positions. The
+// backward pass of the output layer has the targets as the shared
+// dimension of the weight's gradient, and with m not a multiple of 16 that
+// product fell to ggml's row-by-row vec_dot. The padding columns' hidden
+// states are zeros, so they add nothing to that gradient; their labels
+// are uniform (step), the loss is scaled back to the mean over the m real
+// ones, and the rows' gradients are the same as without.
+int pad_rows(int m) { return (m + 15) / 16 * 16; }
+
 // build makes the forward graph of n positions; with m >= 0 its logits are
-// only those of m positions that an input, rows, names. With p > 0 the n
-// positions come after a prefix of p, whose keys and values are inputs
-// (gr->prefix).
+// only those of m positions that an input, rows, names (pad_rows(m)
+// columns, the last zero). With p > 0 the n positions come after a prefix
+// of p, whose keys and values are inputs (gr->prefix).
 bool build(loop_gt *g, graph *gr, int n, int m, std::string *why, int p = 0) {
     const size_t size = graph_size(g);
     if (!new_ctx(g, gr, why)) return false;
@@ -329,6 +358,11 @@ bool build(loop_gt *g, graph *gr, int n, int m, std::string *why, int p = 0) {
         gr->rows = ggml_new_tensor_1d(gr->ctx, GGML_TYPE_I32, m);
         ggml_set_name(gr->rows, "rows");
         ggml_set_input(gr->rows);
+        if (pad_rows(m) > m) {
+            gr->zeros = ggml_new_tensor_2d(gr->ctx, GGML_TYPE_F32, g->hp.n_embd, pad_rows(m));
+            ggml_set_name(gr->zeros, "zeros");
+            ggml_set_input(gr->zeros);
+        }
     }
     gr->prefix.p = p;
     const int d = g->hp.n_embd / g->hp.n_head;
@@ -340,7 +374,8 @@ bool build(loop_gt *g, graph *gr, int n, int m, std::string *why, int p = 0) {
         gr->prefix.k.push_back(k);
         gr->prefix.v.push_back(v);
     }
-    gr->logits = build_forward(g, gr->ctx, gr->tokens, gr->pos, gr->rows, n, p > 0 ? &gr->prefix : nullptr);
+    gr->logits = build_forward(g, gr->ctx, gr->tokens, gr->pos, gr->rows, n, p > 0 ? &gr->prefix : nullptr, nullptr,
+                               gr->zeros);
     ggml_set_name(gr->logits, "logits");
     ggml_set_output(gr->logits);
     gr->gf = ggml_new_graph_custom(gr->ctx, size, false);
@@ -355,11 +390,6 @@ void set_inputs(graph *gr, const int32_t *tokens, int n, int p = 0) {
     ggml_backend_tensor_set(gr->tokens, tokens, 0, sizeof(int32_t) * n);
     ggml_backend_tensor_set(gr->pos, pos.data(), 0, sizeof(int32_t) * n);
 }
-
-// host_kv is a prefix's keys and values on the host (prefix_kv).
-struct host_kv {
-    std::vector<std::vector<float>> k, v;
-};
 
 // prefix_kv runs the forward graph of the p tokens of a window's prefix
 // and returns the keys and values of every layer (kv's output layout, on
@@ -438,6 +468,7 @@ struct step {
     ggml_cgraph *gb = nullptr; // the graph to compute: gr.gf, or the backward and optimizer graph
     ggml_tensor *loss_acc = nullptr;   // d loss / d loss, set to 1 (backward only)
     std::vector<ggml_tensor *> grads;  // of g->weights, in order; null for a weight the window does not reach
+    int m = 0;                         // target positions, the columns of the logits before the padding (pad_rows)
 };
 
 // pad rounds a window's positions up to a multiple of 16, the block of
@@ -448,6 +479,36 @@ struct step {
 // after the window's, so the causal mask keeps them out of every real
 // position, and no loss is taken on them.
 int pad(int n) { return (n + 15) / 16 * 16; }
+
+// cont_f32 is ggml_cont of an F32 view with any strides, a custom op of
+// threads ith of nth, by tiles of 32 x 32 elements of each plane.
+//
+// Why: ggml's copy of a view whose rows are not contiguous (a transpose)
+// calls memcpy once per element. The backward pass transposes the
+// attention probabilities and their gradient ([keys, queries, heads], 2.5M
+// numbers per layer in a demo window), and perf put 18% of a training
+// window's time in those copies.
+void cont_f32(ggml_tensor *dst, const ggml_tensor *a, int ith, int nth, void *) {
+    constexpr int64_t T = 32;
+    const int64_t n0 = dst->ne[0], n1 = dst->ne[1], n2 = dst->ne[2], n3 = dst->ne[3];
+    const int64_t t0 = (n0 + T - 1) / T, t1 = (n1 + T - 1) / T;
+    const int64_t tiles = t0 * t1 * n2 * n3;
+    for (int64_t t = ith; t < tiles; t += nth) {
+        int64_t r = t;
+        const int64_t b0 = r % t0;
+        r /= t0;
+        const int64_t b1 = r % t1;
+        r /= t1;
+        const int64_t i2 = r % n2, i3 = r / n2;
+        const char *src = (const char *) a->data + i2 * a->nb[2] + i3 * a->nb[3];
+        char *out = (char *) dst->data + i2 * dst->nb[2] + i3 * dst->nb[3];
+        for (int64_t i1 = b1 * T; i1 < std::min(n1, b1 * T + T); i1++) {
+            float *row = (float *) (out + i1 * dst->nb[1]);
+            const char *in = src + i1 * a->nb[1];
+            for (int64_t i0 = b0 * T; i0 < std::min(n0, b0 * T + T); i0++) row[i0] = *(const float *) (in + i0 * a->nb[0]);
+        }
+    }
+}
 
 // as_mul_mats rewrites every F32 OUT_PROD node of gb (the backward pass of
 // mul_mat, for both of its sources) into the same product as a MUL_MAT
@@ -460,7 +521,8 @@ int pad(int n) { return (n + 15) / 16 * 16; }
 // (2 threads, the training base). out_prod(a, b)[i, j] = sum_k a[i, k] b[j, k], with a
 // broadcast over b's dims 2 and 3 as mul_mat broadcasts its first source,
 // so it equals mul_mat(a^T, b^T). A transpose of a transposed view is
-// contiguous and is used as it is; any other is made contiguous (a copy).
+// contiguous and is used as it is; any other is made contiguous (a copy,
+// cont_f32).
 // The node keeps its identity, so the gradients that point at it stay
 // right; TestTrainerGradients checks the result against finite differences.
 ggml_cgraph *as_mul_mats(ggml_context *ctx, ggml_cgraph *gb, size_t size) {
@@ -468,7 +530,8 @@ ggml_cgraph *as_mul_mats(ggml_context *ctx, ggml_cgraph *gb, size_t size) {
     for (size_t i = 0; i < nodes.size(); i++) nodes[i] = ggml_graph_node(gb, (int) i);
     auto transposed = [&](ggml_tensor *t) {
         ggml_tensor *tt = ggml_transpose(ctx, t);
-        return ggml_is_contiguous(tt) ? tt : ggml_cont(ctx, tt);
+        if (ggml_is_contiguous(tt)) return tt;
+        return tt->type == GGML_TYPE_F32 ? ggml_map_custom1(ctx, tt, cont_f32, GGML_N_TASKS_MAX, nullptr) : ggml_cont(ctx, tt);
     };
     for (ggml_tensor *t : nodes) {
         if (t->op != GGML_OP_OUT_PROD || t->type != GGML_TYPE_F32 || t->src[0]->type != GGML_TYPE_F32 ||
@@ -488,10 +551,14 @@ ggml_cgraph *as_mul_mats(ggml_context *ctx, ggml_cgraph *gb, size_t size) {
 bool build_step(loop_gt *g, step *st, int n, int m, bool backward, std::string *why, int p = 0) {
     if (!build(g, &st->gr, n, m, why, p)) return false;
     ggml_context *ctx = st->gr.ctx;
-    st->labels = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, g->hp.n_vocab, m);
+    st->m = m;
+    st->labels = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, g->hp.n_vocab, st->gr.logits->ne[1]);
     ggml_set_name(st->labels, "labels");
     ggml_set_input(st->labels);
     st->loss = ggml_cross_entropy_loss(ctx, st->gr.logits, st->labels);
+    if (st->gr.logits->ne[1] > m) { // the mean over the m real columns (pad_rows)
+        st->loss = ggml_scale(ctx, st->loss, (float) st->gr.logits->ne[1] / (float) m);
+    }
     ggml_set_name(st->loss, "loss");
     ggml_set_output(st->loss);
     ggml_build_forward_expand(st->gr.gf, st->loss);
@@ -540,7 +607,8 @@ bool run_step(loop_gt *g, step *st, const int32_t *tokens, const int32_t *labels
         if (mask[i]) rows.push_back(i);
     }
     ggml_tensor *lab = st->labels;
-    if ((int64_t) rows.size() != lab->ne[1]) {
+    const int64_t m = (int64_t) rows.size(), vocab = lab->ne[0];
+    if (m != st->m) {
         *why = "the mask does not match the graph";
         return false;
     }
@@ -548,13 +616,21 @@ bool run_step(loop_gt *g, step *st, const int32_t *tokens, const int32_t *labels
     ggml_backend_tensor_memset(lab, 0, 0, ggml_nbytes(lab));
     const float one = 1.0f;
     for (size_t j = 0; j < rows.size(); j++) {
-        ggml_backend_tensor_set(lab, &one, (j * lab->ne[0] + labels[rows[j]]) * sizeof(float), sizeof(float));
+        ggml_backend_tensor_set(lab, &one, (j * vocab + labels[rows[j]]) * sizeof(float), sizeof(float));
+    }
+    if (st->gr.zeros) { // the padding columns: zero hidden states, uniform labels (pad_rows)
+        ggml_backend_tensor_memset(st->gr.zeros, 0, 0, ggml_nbytes(st->gr.zeros));
+        std::vector<float> uniform(vocab * (lab->ne[1] - m), (float) (1.0 / (double) vocab));
+        ggml_backend_tensor_set(lab, uniform.data(), m * lab->nb[1], sizeof(float) * uniform.size());
     }
     if (ggml_backend_sched_graph_compute(g->sched, st->gb) != GGML_STATUS_SUCCESS) {
         *why = "the training graph failed";
         return false;
     }
     ggml_backend_tensor_get(st->loss, loss, 0, sizeof(float));
+    if (st->gr.zeros) { // each padding column adds log(vocab), the loss of uniform logits against uniform labels
+        *loss = (float) (*loss - (double) (lab->ne[1] - m) / (double) m * log((double) vocab));
+    }
     return true;
 }
 
@@ -578,6 +654,8 @@ void loop_gt_set_lr(struct loop_gt *g, float lr) {
 }
 
 void loop_gt_set_threads(struct loop_gt *g, int32_t threads) { ggml_backend_cpu_set_n_threads(g->backend, threads); }
+
+void loop_gt_set_prefix_every(struct loop_gt *g, int32_t steps) { g->prefix_every = steps < 1 ? 1 : steps; }
 
 struct loop_gt *loop_gt_open(const char *path, int32_t threads, struct loop_gt_hparams *hp, int32_t *code,
                              char *err, size_t n) {
@@ -747,10 +825,21 @@ bool loop_gt_window(struct loop_gt *g, const int32_t *tokens, const int32_t *lab
         step st;
         std::string why;
         float l = 0;
-        host_kv kv;
-        if (prefix > 0 && !prefix_kv(g, tokens, prefix, &kv, &why)) {
-            set_err(err, n_err, why);
-            return false;
+        // The prefix's keys and values: the last ones when the tokens are
+        // the same and the weights have not changed since, or (training)
+        // changed by fewer than prefix_every steps.
+        const bool same = prefix > 0 && g->prefix_iter >= 0 && g->prefix_tokens.size() == (size_t) prefix &&
+                          std::equal(tokens, tokens + prefix, g->prefix_tokens.begin());
+        const int64_t age = g->iter - g->prefix_iter;
+        if (prefix > 0 && !(same && (age == 0 || (train && age < g->prefix_every)))) {
+            g->prefix_iter = -1;
+            g->prefix_kv = host_kv{};
+            if (!prefix_kv(g, tokens, prefix, &g->prefix_kv, &why)) {
+                set_err(err, n_err, why);
+                return false;
+            }
+            g->prefix_tokens.assign(tokens, tokens + prefix);
+            g->prefix_iter = g->iter;
         }
         const int rest = n - prefix;
         if (!build_step(g, &st, pad(rest), n_masked, train, &why, prefix)) {
@@ -759,7 +848,7 @@ bool loop_gt_window(struct loop_gt *g, const int32_t *tokens, const int32_t *lab
         }
         if (train) add_adamw(g, &st);
         bool ok = run_step(g, &st, tokens + prefix, labels + prefix, mask + prefix, rest, &l, &why,
-                           prefix > 0 ? &kv : nullptr);
+                           prefix > 0 ? &g->prefix_kv : nullptr);
         ggml_backend_sched_reset(g->sched);
         if (!ok) {
             set_err(err, n_err, why);

@@ -76,6 +76,12 @@ void loop_gt_set_lr(struct loop_gt *g, float lr);
 // loop_gt_set_threads sets the CPU backend's threads.
 void loop_gt_set_threads(struct loop_gt *g, int32_t threads);
 
+// loop_gt_set_prefix_every lets a training window reuse the keys and
+// values of the last window's prefix, when it is the same, while fewer
+// than steps optimizer steps have changed the weights since they were
+// computed; 1 (the default) reuses them only when no step has.
+void loop_gt_set_prefix_every(struct loop_gt *g, int32_t steps);
+
 #ifdef __cplusplus
 }
 #endif

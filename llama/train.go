@@ -74,6 +74,16 @@ type TrainParams struct {
 	WeightDecay float64
 	// Threads is the number of CPU threads. 0 means DefaultThreads.
 	Threads int
+	// PrefixEvery lets a training window whose prefix (Window.Prefix) is
+	// the last window's reuse that prefix's keys and values while fewer
+	// than PrefixEvery optimizer steps have changed the weights since they
+	// were computed, instead of running the prefix forward again: the
+	// prefix is the same system prompt and tools in every chat, and its
+	// forward pass is about a fifth of a window's time. The rest of the
+	// window then attends to keys and values up to PrefixEvery-1 steps
+	// old. 0 or 1: only while no step has changed the weights (an
+	// evaluation pass), which is exact.
+	PrefixEvery int
 }
 
 // Shape is the hyper-parameters a Trainer read from the GGUF metadata.
@@ -131,6 +141,9 @@ func NewTrainer(ctx context.Context, path string, p TrainParams) (*Trainer, erro
 		Embedding: int(hp.n_embd), Layers: int(hp.n_layer), Heads: int(hp.n_head), HeadsKV: int(hp.n_head_kv),
 		FeedForward: int(hp.n_ff), TrainContext: int(hp.n_ctx_train), Vocab: int(hp.n_vocab),
 		RMSEpsilon: float64(hp.eps), RopeFreqBase: float64(hp.freq_base), TiedOutput: bool(hp.tied)}}
+	if p.PrefixEvery > 1 {
+		C.loop_gt_set_prefix_every(g, C.int32_t(p.PrefixEvery))
+	}
 	t.n = p.ContextSize
 	if t.n == 0 {
 		t.n = min(512, t.shape.TrainContext)
@@ -159,6 +172,8 @@ func (p TrainParams) check() (float64, error) {
 		return 0, detail(ErrInvalidArgument, "weight decay %v is outside [0, 1]", p.WeightDecay)
 	case p.ContextSize < 0:
 		return 0, detail(ErrInvalidArgument, "context size %d", p.ContextSize)
+	case p.PrefixEvery < 0 || p.PrefixEvery > 1<<20:
+		return 0, detail(ErrInvalidArgument, "prefix every %d steps", p.PrefixEvery)
 	}
 	lr := cmp.Or(p.LearningRate, 1e-4)
 	return lr, checkLearningRate(lr)

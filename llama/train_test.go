@@ -594,3 +594,55 @@ func TestTrainerPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainerPrefixEvery checks the reuse of a prefix's keys and values:
+// exact while no step has changed the weights (an evaluation pass after a
+// window with the same prefix gives a fresh trainer's loss), and with
+// PrefixEvery 2 a second training step attends to the first step's
+// prefix, so its loss differs from the exact one, a little.
+func TestTrainerPrefixEvery(t *testing.T) {
+	path := testmodels.Path(t, testmodels.TrainQwen25F32)
+	doc, n := lastReply(t, path)
+	first := slices.Index(doc.Targets, true)
+	p := (first - 1) / 16 * 16
+	ctx := context.Background()
+	w1 := llama.Window{Tokens: doc.Tokens, Targets: doc.Targets, Prefix: p}
+	k := len(doc.Tokens) - 4 // the same prefix, a shorter rest
+	w2 := llama.Window{Tokens: doc.Tokens[:k], Targets: doc.Targets[:k], Prefix: p}
+
+	fresh, err := newTrainer(t, path, llama.TrainParams{ContextSize: n}).Eval(ctx, w2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := newTrainer(t, path, llama.TrainParams{ContextSize: n})
+	if _, err := ev.Eval(ctx, w1); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ev.Eval(ctx, w2); err != nil || got != fresh {
+		t.Errorf("Eval of the second window after the first = %v, %v; want %v, a fresh trainer's", got, err, fresh)
+	}
+
+	train := func(every int) (l1, l2 float64) {
+		tr := newTrainer(t, path, llama.TrainParams{ContextSize: n, LearningRate: 1e-2, PrefixEvery: every})
+		var err error
+		if l1, err = tr.Train(ctx, w1); err != nil {
+			t.Fatal(err)
+		}
+		if l2, err = tr.Train(ctx, w2); err != nil {
+			t.Fatal(err)
+		}
+		return l1, l2
+	}
+	a1, a2 := train(1)
+	b1, b2 := train(2)
+	t.Logf("losses: every step %.6f, %.6f; every 2 steps %.6f, %.6f", a1, a2, b1, b2)
+	if a1 != b1 {
+		t.Errorf("first step: loss %v with PrefixEvery 2, want %v as with 1", b1, a1)
+	}
+	if a2 == b2 || math.Abs(a2-b2) > 0.05*a2 {
+		t.Errorf("second step: loss %v with PrefixEvery 2 against %v; want it different (one step old) and within 5%%", b2, a2)
+	}
+	if _, err := llama.NewTrainer(ctx, path, llama.TrainParams{PrefixEvery: -1}); !errors.Is(err, llama.ErrInvalidArgument) {
+		t.Errorf("PrefixEvery -1: %v, want ErrInvalidArgument", err)
+	}
+}

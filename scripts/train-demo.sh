@@ -20,12 +20,13 @@ EPOCHS=${EPOCHS:-12}
 CTX=${CTX:-2048}
 LR=${LR:-3e-3}   # the peak of the cosine schedule
 RETRY=${RETRY:-0.3} # share of the chats that open with a broken call the loop sends back
+PREFIX_EVERY=${PREFIX_EVERY:-4} # steps the system prompt's keys and values serve (loop train --prefix-every)
 SEED=1
 N_TASKS=30
 THREADS=${THREADS:-$(nproc)}
 
 key=$( {
-	echo "n=$N_CHATS epochs=$EPOCHS ctx=$CTX lr=$LR retry=$RETRY seed=$SEED tasks=$N_TASKS"
+	echo "n=$N_CHATS epochs=$EPOCHS ctx=$CTX lr=$LR retry=$RETRY seed=$SEED tasks=$N_TASKS prefix_every=$PREFIX_EVERY"
 	sha256sum "$BASE"
 	cat scripts/gentrain/*.go llama/train*.go llama/graph.cpp llama/graph.h cmd/loop/train*.go agent/tools/*.go agent/loop/*.go | sha256sum
 } | sha256sum | cut -d' ' -f1)
@@ -41,7 +42,8 @@ echo "writing $N_CHATS training transcripts (real loop runs with scripted replie
 go run ./scripts/gentrain --out "$work/train.jsonl" --n "$N_CHATS" --seed "$SEED" --retry-share "$RETRY" \
 	--tasks "$work/live" --n-tasks "$N_TASKS"
 echo "training $BASE for $EPOCHS epochs on $THREADS threads"
-bin/loop train -m "$BASE" --data "$work/train.jsonl" -o "$OUT" --epochs "$EPOCHS" --ctx "$CTX" --lr "$LR" --seed "$SEED" -t "$THREADS"
+bin/loop train -m "$BASE" --data "$work/train.jsonl" -o "$OUT" --epochs "$EPOCHS" --ctx "$CTX" --lr "$LR" --seed "$SEED" -t "$THREADS" \
+	--prefix-every "$PREFIX_EVERY"
 rm -rf "$SUITE"
 mkdir -p "$(dirname "$SUITE")"
 cp -r "$work/live" "$SUITE"

@@ -21,7 +21,7 @@ import (
 
 // `loop train` finetunes every weight of a qwen2 model on chats:
 //
-//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F] [--train-all] [--shared-prefix=false]
+//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F] [--train-all] [--shared-prefix=false] [--prefix-every N]
 //
 // Each line of the data is one chat in the OpenAI form,
 // {"messages": [...], "tools": [...]}, with the assistant's tool_calls and
@@ -44,7 +44,10 @@ import (
 // demo's 1,500-token chats) run forward only in each window, and the rest
 // attends to their keys and values (llama.Window.Prefix); without a
 // backward pass through them, an epoch takes about a third of the time.
-// --shared-prefix=false trains through them too. The base must be a qwen2 GGUF
+// --shared-prefix=false trains through them too. --prefix-every N computes
+// those keys and values once per N optimizer steps and lets the windows in
+// between attend to them (up to N-1 steps old): the prefix's forward pass
+// was about a fifth of a window's time (the demo trains with 4). The base must be a qwen2 GGUF
 // with F32 weights: llama.Trainer runs loop's own training graph, since
 // llama.cpp's can only train the output head. Ctrl-C stops between windows
 // and writes nothing; the output is the base file with its tensors
@@ -66,6 +69,8 @@ type trainFlags struct {
 	schedule string
 	jsonOut  bool
 	prefix   bool
+	// prefixEvery is how many steps the prefix's keys and values serve.
+	prefixEvery int
 }
 
 // trainChat is one line of the data.
@@ -116,6 +121,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&f.pretrain, "pretrain-epochs", 0, "the first N epochs train on every token of the chats after the shared prefix (the task, code, results), the rest on the assistant's; the held-out loss stays the assistant's")
 	fs.StringVar(&f.schedule, "lr-schedule", "cosine", "cosine: warm up over the first 5% of the steps, then decay to a tenth of --lr by the last; constant: --lr throughout")
 	fs.BoolVar(&f.prefix, "shared-prefix", true, "run the tokens every chat starts with (system prompt, tool schemas: no target) forward only, once per window: faster; no gradient flows back through their keys and values")
+	fs.IntVar(&f.prefixEvery, "prefix-every", 1, "with --shared-prefix, compute the prefix's keys and values once per N optimizer steps and reuse them in between (up to N-1 steps old); 1: every step, exact")
 	fs.BoolVar(&f.fill, "fill", false, "fill every window to --ctx with the start of the next chat, as llama.cpp's datasets do (default: whole chats only)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
 	if err := parse(fs, args); err != nil {
@@ -134,7 +140,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer m.Close()
 	tr, err := llama.NewTrainer(ctx, f.model, llama.TrainParams{ContextSize: f.ctxSize, AllowBeyondTrained: true,
-		LearningRate: f.lr, Threads: max(f.threads, 0)})
+		LearningRate: f.lr, Threads: max(f.threads, 0), PrefixEvery: f.prefixEvery})
 	if err != nil {
 		return err
 	}
@@ -161,6 +167,8 @@ func (f *trainFlags) check() error {
 		return usagef("--lr-schedule %q: want cosine or constant", f.schedule)
 	case f.pretrain < 0 || f.pretrain > f.epochs:
 		return usagef("--pretrain-epochs %d: want 0 to --epochs (%d)", f.pretrain, f.epochs)
+	case f.prefixEvery < 1:
+		return usagef("--prefix-every %d: want 1 or more", f.prefixEvery)
 	case f.ctxSize < 16:
 		return usagef("--ctx %d: want 16 or more", f.ctxSize)
 	case !(f.lr > 0) || math.IsInf(f.lr, 0):
