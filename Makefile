@@ -88,8 +88,9 @@ $(MODEL_FILES) &: $(QWEN_DIR)/models/tokenizer.json scripts/genmodels/*.go | lin
 trained: build testdata
 	$(NATIVE_ENV) scripts/train-demo.sh
 
-# The project's main job in one command: a tiny model trained here fixes a
-# bug through the agent loop, then a short loop eval with intervals.
+# The project's main job in one command: a tiny model trained here tries
+# each held-out bug fix through the agent loop, then a short loop eval
+# with intervals.
 demo: trained
 	scripts/demo.sh
 
