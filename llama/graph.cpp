@@ -252,7 +252,7 @@ struct kv {
 // is not null. With zeros (an input of zeros, [n_embd, m] with m a
 // multiple of 16 above len(rows)), the rows' hidden states are its first
 // columns and the logits [n_vocab, m]: the columns after them are zero and
-// so are their logits (pad_rows says why). With in, the window continues
+// so are their logits (pad says why). With in, the window continues
 // the prefix whose keys and values in holds; with out, the keys and values
 // of every layer are put there (the prefix's graph needs only those).
 ggml_tensor *build_forward(loop_gt *g, ggml_context *ctx, ggml_tensor *tokens, ggml_tensor *pos, ggml_tensor *rows,
@@ -312,7 +312,7 @@ struct graph {
     ggml_context *ctx = nullptr;
     ggml_cgraph *gf = nullptr;
     ggml_tensor *tokens = nullptr, *pos = nullptr, *rows = nullptr, *logits = nullptr;
-    ggml_tensor *zeros = nullptr; // the padding of the rows' hidden states (pad_rows), or null
+    ggml_tensor *zeros = nullptr; // the padding of the rows' hidden states (pad), or null
     kv prefix; // inputs: the keys and values of the prefix the window continues (prefix.p > 0)
     ~graph() { ggml_free(ctx); }
 };
@@ -331,18 +331,26 @@ bool new_ctx(loop_gt *g, graph *gr, std::string *why) {
     return gr->ctx != nullptr;
 }
 
-// pad_rows is how many columns the logits of m target positions get: m
-// rounded up to tinyBLAS's block of 16, as pad does for positions. The
-// backward pass of the output layer has the targets as the shared
-// dimension of the weight's gradient, and with m not a multiple of 16 that
-// product fell to ggml's row-by-row vec_dot. The padding columns' hidden
-// states are zeros, so they add nothing to that gradient; their labels
-// are uniform (step), the loss is scaled back to the mean over the m real
-// ones, and the rows' gradients are the same as without.
-int pad_rows(int m) { return (m + 15) / 16 * 16; }
+// pad rounds a window's positions up to a multiple of 16, the block of
+// llamafile's F32 matmul (tinyBLAS needs the shared dimension to be one):
+// with the padding, every product whose shared dimension is the positions
+// (attention times V, and the gradients of the weights, K and V) runs in
+// tinyBLAS instead of ggml's row-by-row vec_dot. The padding positions come
+// after the window's, so the causal mask keeps them out of every real
+// position, and no loss is taken on them.
+//
+// Target rows are padded the same way: the logits of m target positions
+// get pad(m) columns. The backward pass of the output layer has the
+// targets as the shared dimension of the weight's gradient, and with m not
+// a multiple of 16 that product fell to ggml's row-by-row vec_dot. The
+// padding columns' hidden states are zeros, so they add nothing to that
+// gradient; their labels are uniform (step), the loss is scaled back to
+// the mean over the m real ones, and the rows' gradients are the same as
+// without.
+int pad(int n) { return (n + 15) / 16 * 16; }
 
 // build makes the forward graph of n positions; with m >= 0 its logits are
-// only those of m positions that an input, rows, names (pad_rows(m)
+// only those of m positions that an input, rows, names (pad(m)
 // columns, the last zero). With p > 0 the n positions come after a prefix
 // of p, whose keys and values are inputs (gr->prefix).
 bool build(loop_gt *g, graph *gr, int n, int m, std::string *why, int p = 0) {
@@ -358,8 +366,8 @@ bool build(loop_gt *g, graph *gr, int n, int m, std::string *why, int p = 0) {
         gr->rows = ggml_new_tensor_1d(gr->ctx, GGML_TYPE_I32, m);
         ggml_set_name(gr->rows, "rows");
         ggml_set_input(gr->rows);
-        if (pad_rows(m) > m) {
-            gr->zeros = ggml_new_tensor_2d(gr->ctx, GGML_TYPE_F32, g->hp.n_embd, pad_rows(m));
+        if (pad(m) > m) {
+            gr->zeros = ggml_new_tensor_2d(gr->ctx, GGML_TYPE_F32, g->hp.n_embd, pad(m));
             ggml_set_name(gr->zeros, "zeros");
             ggml_set_input(gr->zeros);
         }
@@ -468,17 +476,8 @@ struct step {
     ggml_cgraph *gb = nullptr; // the graph to compute: gr.gf, or the backward and optimizer graph
     ggml_tensor *loss_acc = nullptr;   // d loss / d loss, set to 1 (backward only)
     std::vector<ggml_tensor *> grads;  // of g->weights, in order; null for a weight the window does not reach
-    int m = 0;                         // target positions, the columns of the logits before the padding (pad_rows)
+    int m = 0;                         // target positions, the columns of the logits before the padding (pad)
 };
-
-// pad rounds a window's positions up to a multiple of 16, the block of
-// llamafile's F32 matmul (tinyBLAS needs the shared dimension to be one):
-// with the padding, every product whose shared dimension is the positions
-// (attention times V, and the gradients of the weights, K and V) runs in
-// tinyBLAS instead of ggml's row-by-row vec_dot. The padding positions come
-// after the window's, so the causal mask keeps them out of every real
-// position, and no loss is taken on them.
-int pad(int n) { return (n + 15) / 16 * 16; }
 
 // cont_f32 is ggml_cont of an F32 view with any strides, a custom op of
 // threads ith of nth, by tiles of 32 x 32 elements of each plane.
@@ -556,7 +555,7 @@ bool build_step(loop_gt *g, step *st, int n, int m, bool backward, std::string *
     ggml_set_name(st->labels, "labels");
     ggml_set_input(st->labels);
     st->loss = ggml_cross_entropy_loss(ctx, st->gr.logits, st->labels);
-    if (st->gr.logits->ne[1] > m) { // the mean over the m real columns (pad_rows)
+    if (st->gr.logits->ne[1] > m) { // the mean over the m real columns (pad)
         st->loss = ggml_scale(ctx, st->loss, (float) st->gr.logits->ne[1] / (float) m);
     }
     ggml_set_name(st->loss, "loss");
@@ -618,7 +617,7 @@ bool run_step(loop_gt *g, step *st, const int32_t *tokens, const int32_t *labels
     for (size_t j = 0; j < rows.size(); j++) {
         ggml_backend_tensor_set(lab, &one, (j * vocab + labels[rows[j]]) * sizeof(float), sizeof(float));
     }
-    if (st->gr.zeros) { // the padding columns: zero hidden states, uniform labels (pad_rows)
+    if (st->gr.zeros) { // the padding columns: zero hidden states, uniform labels (pad)
         ggml_backend_tensor_memset(st->gr.zeros, 0, 0, ggml_nbytes(st->gr.zeros));
         std::vector<float> uniform(vocab * (lab->ne[1] - m), (float) (1.0 / (double) vocab));
         ggml_backend_tensor_set(lab, uniform.data(), m * lab->nb[1], sizeof(float) * uniform.size());
