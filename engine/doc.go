@@ -16,5 +16,7 @@
 // not pick. The output is the one plain decoding gives; Result.Decodes,
 // Drafted and Accepted say how it went. It pays where a reply copies what
 // the prompt holds (an edit of a file just read), and drafts only while it
-// does (see draft.go).
+// does (see draft.go). Request.DraftInCalls limits it to tool calls, and
+// Request.Pace keeps what it learnt about when drafting pays from one
+// request to the next.
 package engine

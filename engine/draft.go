@@ -31,9 +31,15 @@ import (
 // drafts pay. Generation therefore times its
 // steps: a prompt-lookup draft that yields tokens slower than plain steps
 // do (one nobody accepts, or a short one) is a miss, and after a miss the
-// drafter waits before drafting again, twice as long after each further
-// miss (up to maxBackoff tokens). A Request.Draft is always verified: its
-// maker chose when to draft.
+// drafter waits 2 tokens before drafting again, four times as long after
+// each further miss (up to maxBackoff tokens). A Pace kept from one
+// request to the next (Request.Pace) carries this over, so that an agent's
+// short replies do not each pay to learn it again. A Request.Draft is
+// always verified: its maker chose when to draft.
+//
+// Request.DraftInCalls drafts only inside tool calls, whose arguments
+// copy most (the lines an edit replaces, a path it read); the agent's
+// binary does so by default.
 
 // lookupN is the longest n-gram prompt lookup matches; it tries the
 // longest first, down to one token.
@@ -110,11 +116,17 @@ func canDraft(slot *llama.Slot) bool {
 func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Result, out *textOut) error {
 	c := slot.Context()
 	m := c.Model()
-	look := newLookup(slot.Tokens())
-	pace := drafting{minN: 2}
+	var look *lookup // made at the first draft: a long prompt costs a map of its n-grams
+	pace := &drafting{}
+	if req.Pace != nil {
+		pace = &req.Pace.d
+	}
+	pace.start()
 	tok, err := sampleAt(c, req, res, -1)
 	for err == nil {
-		look.push(tok)
+		if look != nil {
+			look.push(tok)
+		}
 		var stop bool
 		if stop, err = emit(m, req, res, out, tok); stop || err != nil {
 			return err
@@ -123,7 +135,11 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			return err
 		}
 		var draft []llama.Token
-		if req.Draft != nil || pace.ready() {
+		if inScope(req) && (req.Draft != nil || pace.ready()) {
+			if look == nil {
+				look = newLookup(slot.Tokens()) // up to tok, which is not decoded yet
+				look.push(tok)
+			}
 			draft = propose(req, look, min(req.DraftMax, c.SeqSize()-slot.Len()-1, c.BatchSize()-1), pace.minN)
 		}
 		start := time.Now()
@@ -149,6 +165,21 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 	return err
 }
 
+// inScope reports whether the next token may be drafted: anywhere, or
+// with Request.DraftInCalls only inside a call.
+func inScope(req Request) bool {
+	return !req.DraftInCalls || req.Grammar != nil && !req.Grammar.Waiting()
+}
+
+// Pace is what prompt lookup has learnt about when drafting pays: the
+// time of a plain step, and how long to wait after drafts that did not
+// pay. A caller that passes the same Pace to each request (Request.Pace)
+// learns it once for its model and machine, rather than in every reply: an
+// agent's replies are short, and a fresh pace drafts a few times in each
+// before it backs off. The zero value is ready; a Pace is not safe for
+// concurrent use.
+type Pace struct{ d drafting }
+
 // drafting decides when prompt lookup drafts: after a draft that yielded
 // tokens slower than plain steps do, it waits (see the top of the file),
 // and it wants a longer n-gram match next time: one token of history
@@ -158,6 +189,16 @@ type drafting struct {
 	wait, backoff int
 	plainN        int           // plain steps timed
 	plainPer      time.Duration // a plain step's time, averaged
+	first         bool          // the next plain step follows a prefill
+}
+
+// start begins a request: the first plain step after its prefill runs
+// slow, and is not timed.
+func (d *drafting) start() {
+	if d.minN == 0 {
+		d.minN = 2
+	}
+	d.first = true
 }
 
 // ready reports whether to draft now: once two plain steps have been timed
@@ -174,6 +215,12 @@ func (d *drafting) ready() bool {
 }
 
 func (d *drafting) plain(t time.Duration) {
+	if d.first {
+		d.first = false
+		if d.plainN > 0 {
+			return
+		}
+	}
 	if d.plainN++; d.plainN <= 2 {
 		d.plainPer = t // the second replaces the first
 		return
@@ -187,7 +234,7 @@ func (d *drafting) drafted(t time.Duration, n int) {
 		d.backoff, d.minN = 0, max(d.minN-1, 1)
 		return
 	}
-	d.backoff = min(max(2*d.backoff, 1), maxBackoff)
+	d.backoff = min(max(4*d.backoff, 2), maxBackoff)
 	d.wait, d.minN = d.backoff, min(d.minN+1, lookupN)
 }
 

@@ -35,29 +35,51 @@ func TestLookupDraft(t *testing.T) {
 
 func TestDraftingPace(t *testing.T) {
 	var d drafting
-	d.minN = 2
+	d.start()
 	if d.ready() {
 		t.Fatal("ready before any plain step was timed")
 	}
 	d.plain(50)
 	d.plain(10)
-	if !d.ready() || d.plainPer != 10 {
-		t.Fatalf("after two plain steps: ready %v, plainPer %v; want true, 10", d.ready(), d.plainPer)
+	if !d.ready() || d.plainPer != 10 || d.minN != 2 {
+		t.Fatalf("after two plain steps: ready %v, plainPer %v, minN %d; want true, 10, 2", d.ready(), d.plainPer, d.minN)
 	}
 	d.drafted(40, 1) // a miss: one token
-	if d.wait != 1 || d.minN != 3 {
-		t.Errorf("after a miss: wait %d, minN %d; want 1, 3", d.wait, d.minN)
+	if d.wait != 2 || d.minN != 3 {
+		t.Errorf("after a miss: wait %d, minN %d; want 2, 3", d.wait, d.minN)
 	}
 	d.drafted(40, 2) // slower than plain per token: a miss
-	if d.wait != 2 || d.minN != 4 {
-		t.Errorf("after two misses: wait %d, minN %d; want 2, 4", d.wait, d.minN)
+	if d.wait != 8 || d.minN != 4 {
+		t.Errorf("after two misses: wait %d, minN %d; want 8, 4", d.wait, d.minN)
 	}
-	if d.ready() || d.ready() || !d.ready() {
-		t.Errorf("ready does not wait out 2 steps")
+	for i := range 8 {
+		if d.ready() {
+			t.Fatalf("ready after %d of the 8 steps to wait", i)
+		}
+	}
+	if !d.ready() {
+		t.Errorf("not ready after waiting 8 steps")
 	}
 	d.drafted(40, 5) // 8 per token: a hit
 	if d.wait != 0 || d.backoff != 0 || d.minN != 3 {
 		t.Errorf("after a hit: wait %d, backoff %d, minN %d; want 0, 0, 3", d.wait, d.backoff, d.minN)
+	}
+	// A later request (a kept Pace): its first plain step, after the
+	// prefill, is not timed; the next ones are.
+	d.start()
+	d.plain(1000)
+	if d.plainPer != 10 || d.minN != 3 || !d.ready() {
+		t.Errorf("after a new request's first step: plainPer %v, minN %d; want 10 (untimed), 3 (kept), ready", d.plainPer, d.minN)
+	}
+	d.plain(50)
+	if d.plainPer != 20 {
+		t.Errorf("after a timed step of 50: plainPer %v, want 20", d.plainPer)
+	}
+	for range 4 {
+		d.drafted(40, 1)
+	}
+	if d.backoff != maxBackoff {
+		t.Errorf("after four more misses: backoff %d, want %d", d.backoff, maxBackoff)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/engine"
+	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/internal/testmodels"
 	"github.com/loopagent/loop/llama"
 	"github.com/loopagent/loop/sampler"
@@ -189,5 +190,67 @@ func TestDraftCopies(t *testing.T) {
 			t.Errorf("%s: accepted %d of %d draft tokens, %d decodes for %d tokens; want some accepted, fewer decodes",
 				model, r.Accepted, r.Drafted, r.Decodes, len(r.Tokens))
 		}
+	}
+}
+
+// TestDraftInCalls checks Request.DraftInCalls: a draft is asked for only
+// while the grammar is awake. A grammar that is not lazy is awake from the
+// start; a lazy one waits for its trigger, which a random model does not
+// write; without a grammar nothing is drafted. The output is the plain one
+// in every case.
+func TestDraftInCalls(t *testing.T) {
+	c := newContext(t, load(t, testmodels.TinyQwen15F32), 1024)
+	m := c.Model()
+	cfg := sampler.Defaults()
+	cfg.Greedy = true
+	lazy, err := grammar.ToolCalls(grammar.Hermes, []grammar.Tool{readFileTool}, grammar.CallOptions{})
+	if err != nil || !lazy.Lazy {
+		t.Fatalf("auto grammar: %v", err)
+	}
+	prompt, _ := m.Tokenize(draftPrompts()[5], true, true)
+	for _, tc := range []struct {
+		name  string
+		gr    func() (*llama.Sampler, error)
+		draft bool // whether drafts are asked for
+	}{
+		{"none", func() (*llama.Sampler, error) { return nil, nil }, false},
+		{"lazy", func() (*llama.Sampler, error) { return engine.CompileCalls(m, lazy) }, false},
+		{"required", func() (*llama.Sampler, error) { return engine.CompileGrammar(m, draftGrammar) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gen := func(draftMax int, draft func([]llama.Token, int) []llama.Token) *engine.Result {
+				ch, err := engine.Chain(c, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ch.Close()
+				g, err := tc.gr()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g != nil {
+					defer g.Close()
+				}
+				slot, err := llama.NewSlot(c, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := engine.Generate(context.Background(), slot, engine.Request{Prompt: prompt, Chain: ch, Grammar: g, NPredict: 24,
+					DraftMax: draftMax, Draft: draft, DraftInCalls: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			asked := 0
+			counted := func(toks []llama.Token, max int) []llama.Token { asked++; return echoDraft(toks, max) }
+			plain, spec := gen(0, nil), gen(5, counted)
+			if diff := cmp.Diff(plain.Tokens, spec.Tokens); diff != "" {
+				t.Errorf("tokens differ (-plain +drafted):\n%s", diff)
+			}
+			if (asked > 0) != tc.draft || (spec.Drafted > 0) != tc.draft {
+				t.Errorf("drafts asked %d times, %d tokens drafted; want drafting %v", asked, spec.Drafted, tc.draft)
+			}
+		})
 	}
 }

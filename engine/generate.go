@@ -53,6 +53,16 @@ type Request struct {
 	// token, as do recurrent and hybrid models, whose state cannot drop
 	// a rejected draft.
 	DraftMax int
+	// DraftInCalls limits drafting to tool calls: the tokens sampled
+	// while Grammar is awake (a lazy grammar's from its trigger on, any
+	// other's from the start). Without a Grammar nothing is drafted. A
+	// call's arguments copy most (a path, the lines an edit replaces), and
+	// prose around them little, where a draft on a CPU costs more than it
+	// saves.
+	DraftInCalls bool
+	// Pace, when set, carries what drafting learnt about when it pays
+	// from one request to the next (see Pace); nil starts afresh.
+	Pace *Pace
 	// Draft, when set with DraftMax, proposes the drafts instead of prompt
 	// lookup: up to max tokens to follow tokens, the slot's tokens and the
 	// ones generated so far (the last one not yet decoded), which Draft
@@ -124,7 +134,7 @@ func generate(ctx context.Context, slot *llama.Slot, req Request, res *Result, o
 	if req.NPredict < 0 {
 		return nil
 	}
-	if req.DraftMax > 0 && canDraft(slot) {
+	if req.DraftMax > 0 && (!req.DraftInCalls || req.Grammar != nil) && canDraft(slot) {
 		return generateDraft(ctx, slot, req, res, out)
 	}
 	for {

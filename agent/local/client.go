@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/engine"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
 )
@@ -36,6 +37,9 @@ type Options struct {
 	// replies are the same, faster where they copy what the conversation
 	// holds. 0 is off.
 	DraftMax int
+	// DraftInCalls drafts only inside tool calls, while the call grammar
+	// is awake (engine.Request.DraftInCalls): their arguments copy most.
+	DraftInCalls bool
 }
 
 // Client completes chats on one model with one KV cache. It is not safe for
@@ -65,6 +69,8 @@ type Client struct {
 	detection      chat.Detection
 	thinking       bool // the template writes <think> blocks
 	draftMax       int
+	draftInCalls   bool
+	pace           engine.Pace // drafting's, from one request to the next
 }
 
 // New makes a client over m. The template must render; the context must
@@ -75,7 +81,7 @@ func New(m *llama.Model, opts Options) (*Client, error) {
 
 // newClient makes a client over a context of seqs sequences.
 func newClient(m *llama.Model, opts Options, seqs int) (*Client, error) {
-	c := &Client{model: m, draftMax: opts.DraftMax}
+	c := &Client{model: m, draftMax: opts.DraftMax, draftInCalls: opts.DraftInCalls}
 	bos, _ := m.TokenPiece(max(m.BOS(), 0), true)
 	eos, _ := m.TokenPiece(max(m.EOS(), 0), true)
 	src := opts.ChatTemplate

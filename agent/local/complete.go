@@ -135,7 +135,7 @@ func (r *request) generate(ctx context.Context) (*engine.Result, error) {
 	r.feed(r.prefill)
 	er := engine.Request{
 		Prompt: r.toks, Chain: r.ch, CallChain: r.call, Grammar: r.g, NPredict: req.MaxTokens, OnPrefill: req.OnPrefill,
-		DraftMax: r.c.draftMax,
+		DraftMax: r.c.draftMax, DraftInCalls: r.c.draftInCalls, Pace: &r.c.pace,
 		OnText: func(s string) {
 			if r.u.FirstTokenMs == 0 {
 				r.u.FirstTokenMs = msSince(r.start)

@@ -27,6 +27,11 @@ func TestDraftSameReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { drafting.Close() })
+	inCalls, err := local.New(m, local.Options{ContextSize: 2048, Threads: 1, DraftMax: 6, DraftInCalls: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inCalls.Close() })
 	msgs := userMessages(t, `[{"role": "user", "content": "Read pom.xml, then pom.xml again, then pom.xml once more."}]`)
 	sc, _ := sampler.Resolve(nil, sampler.Overrides{Seed: sampler.Ptr[uint32](3)})
 	for _, mode := range []grammar.ChoiceMode{grammar.ChoiceAuto, grammar.ChoiceRequired, grammar.ChoiceNone} {
@@ -46,6 +51,16 @@ func TestDraftSameReply(t *testing.T) {
 		}
 		if diff := cmp.Diff(want.Message, got.Message); diff != "" {
 			t.Errorf("tool_choice %v: the message differs (-plain +drafting):\n%s", mode, diff)
+		}
+		// Drafting in calls only: the same reply; no draft without a
+		// call grammar, some under the required one (the whole reply is
+		// a call).
+		got, gotStreamed = run(inCalls)
+		if got.Text != want.Text || gotStreamed != wantStreamed {
+			t.Errorf("tool_choice %v: drafting in calls wrote %q, without %q", mode, got.Text, want.Text)
+		}
+		if d := got.Usage.DraftN; (mode == grammar.ChoiceNone && d != 0) || (mode == grammar.ChoiceRequired && d == 0) {
+			t.Errorf("tool_choice %v: drafting in calls verified %d draft tokens", mode, d)
 		}
 	}
 }

@@ -140,7 +140,8 @@ func (f *chatFlags) client(m *llama.Model) (*local.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := local.Options{ContextSize: p.ContextSize, Threads: p.Threads, FlashAttention: p.FlashAttention, Format: f.format, DraftMax: f.draftMax}
+	draftMax, inCalls := f.draft()
+	opts := local.Options{ContextSize: p.ContextSize, Threads: p.Threads, FlashAttention: p.FlashAttention, Format: f.format, DraftMax: draftMax, DraftInCalls: inCalls}
 	if f.templateFile != "" {
 		b, err := os.ReadFile(f.templateFile)
 		if err != nil {

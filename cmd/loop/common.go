@@ -149,7 +149,21 @@ func (g *genFlags) registerGen(fs *pflag.FlagSet, nPredict int) {
 	fs.IntVarP(&g.ctxSize, "ctx-size", "c", 4096, "context size (0: the model's trained context)")
 	fs.IntVarP(&g.threads, "threads", "t", -1, "threads (-1: the physical cores)")
 	fs.StringVar(&g.flash, "flash-attn", "auto", "flash attention: auto, on or off (auto: off when every layer runs on the CPU, where the pinned ggml's kernel is slower; llama.cpp decides on a GPU)")
-	fs.IntVar(&g.draftMax, "draft-max", 0, "draft up to this many tokens by prompt lookup and verify them in one decode; the output is the same (0: off)")
+	fs.IntVar(&g.draftMax, "draft-max", -1, fmt.Sprintf("draft up to this many tokens by prompt lookup everywhere and verify them in one decode; the output is the same (0: off; -1: %d inside tool calls only)", callDraftMax))
+}
+
+// callDraftMax is the draft length inside tool calls when --draft-max is
+// not given: a call's arguments copy what the conversation holds (a path,
+// the lines an edit replaces), so drafts there are long and accepted.
+const callDraftMax = 16
+
+// draft is what --draft-max asks for: the longest draft, and whether
+// drafting happens only inside tool calls (local.Options.DraftInCalls).
+func (g *genFlags) draft() (max int, inCalls bool) {
+	if g.draftMax < 0 {
+		return callDraftMax, true
+	}
+	return g.draftMax, false
 }
 
 // check refuses values llama.cpp gives no meaning, before a model loads.
@@ -161,8 +175,8 @@ func (g *genFlags) check() error {
 		return usagef("-c %d: want 0 (the trained context) or more", g.ctxSize)
 	case g.threads < -1 || g.threads > llama.MaxThreads:
 		return usagef("-t %d: want -1 (the physical cores) or 1..%d", g.threads, llama.MaxThreads)
-	case g.draftMax < 0:
-		return usagef("--draft-max %d: want 0 (off) or more", g.draftMax)
+	case g.draftMax < -1:
+		return usagef("--draft-max %d: want -1 (inside tool calls), 0 (off) or more", g.draftMax)
 	case g.flash != "auto" && g.flash != "on" && g.flash != "off":
 		return usagef("--flash-attn %q: want auto, on or off", g.flash)
 	}

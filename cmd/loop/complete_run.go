@@ -34,7 +34,7 @@ func (f *completeFlags) complete(ctx context.Context, m *llama.Model, in complet
 		return nil, err
 	}
 	defer ch.Close()
-	req := engine.Request{Prompt: toks, Chain: ch, NPredict: f.predict(), Stop: f.stop, GrammarMode: in.mode, DraftMax: f.draftMax,
+	req := engine.Request{Prompt: toks, Chain: ch, NPredict: f.predict(), Stop: f.stop, GrammarMode: in.mode, DraftMax: max(f.draftMax, 0),
 		OnText: func(s string) { io.WriteString(out, s) }}
 	if in.gbnf != "" {
 		g, err := engine.CompileGrammar(m, in.gbnf)

@@ -161,7 +161,9 @@ func (f *evalFlags) liveFactory(ctx context.Context, stderr io.Writer) (eval.Fac
 		m.Close()
 		return nil, nil, usagef("--parallel %d: want 1 or more", f.parallel)
 	}
-	clients, err := local.NewPool(m, local.Options{ContextSize: p.ContextSize * f.parallel, Threads: p.Threads, FlashAttention: p.FlashAttention}, f.parallel)
+	draftMax, inCalls := f.draft()
+	clients, err := local.NewPool(m, local.Options{ContextSize: p.ContextSize * f.parallel, Threads: p.Threads, FlashAttention: p.FlashAttention,
+		DraftMax: draftMax, DraftInCalls: inCalls}, f.parallel)
 	if err != nil {
 		m.Close()
 		return nil, nil, err

@@ -148,7 +148,7 @@ func TestCompleteFlags(t *testing.T) {
 	}
 	for _, bad := range [][]string{
 		{"--seed", "4294967296"}, {"--seed", "-2"}, {"-t", "-2"}, {"-n", "-3"}, {"-c", "-1"},
-		{"--mirostat", "3"}, {"--grammar-mode", "foo"}, {"--logit-bias", "15*2"}, {"--top-k", "x"}, {"--draft-max", "-1"}, {"--flash-attn", "maybe"},
+		{"--mirostat", "3"}, {"--grammar-mode", "foo"}, {"--logit-bias", "15*2"}, {"--top-k", "x"}, {"--draft-max", "-2"}, {"--flash-attn", "maybe"},
 	} {
 		code, _, errOut := run(append([]string{"-m", "/nonexistent/model.gguf"}, bad...)...)
 		if code != 2 || strings.Contains(errOut, "nonexistent") {

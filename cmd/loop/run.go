@@ -139,8 +139,9 @@ func (f *runFlags) modelFor(ctx context.Context, stderr io.Writer) (model.Model,
 	if err != nil {
 		return nil, nil, err
 	}
+	draftMax, inCalls := f.draft()
 	c, err := local.New(m, local.Options{ContextSize: p.ContextSize, Threads: p.Threads, FlashAttention: p.FlashAttention, Format: f.format,
-		Subagents: !f.context.noSubagent, DraftMax: f.draftMax})
+		Subagents: !f.context.noSubagent, DraftMax: draftMax, DraftInCalls: inCalls})
 	if err != nil {
 		m.Close()
 		return nil, nil, err
