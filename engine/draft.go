@@ -31,8 +31,8 @@ import (
 // drafts pay. Generation therefore times its
 // steps: a prompt-lookup draft that yields tokens slower than plain steps
 // do (one nobody accepts, or a short one) is a miss, and after a miss the
-// drafter waits 2 tokens before drafting again, four times as long after
-// each further miss (up to maxBackoff tokens). A Pace kept from one
+// drafter waits before drafting again, twice as long after each further
+// miss (up to maxBackoff tokens). A Pace kept from one
 // request to the next (Request.Pace) carries this over, so that an agent's
 // short replies do not each pay to learn it again. A Request.Draft is
 // always verified: its maker chose when to draft.
@@ -140,7 +140,11 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 				look = newLookup(slot.Tokens()) // up to tok, which is not decoded yet
 				look.push(tok)
 			}
-			draft = propose(req, look, min(req.DraftMax, c.SeqSize()-slot.Len()-1, c.BatchSize()-1), pace.minN)
+			limit := req.DraftMax
+			if req.Draft == nil {
+				limit = min(limit, pace.size)
+			}
+			draft = propose(req, look, min(limit, c.SeqSize()-slot.Len()-1, c.BatchSize()-1), pace.minN)
 		}
 		start := time.Now()
 		if len(draft) == 0 {
@@ -160,7 +164,7 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 		if stop || err != nil {
 			return err
 		}
-		pace.drafted(time.Since(start), accepted+1)
+		pace.drafted(time.Since(start), accepted+1, len(draft))
 	}
 	return err
 }
@@ -190,13 +194,21 @@ type drafting struct {
 	plainN        int           // plain steps timed
 	plainPer      time.Duration // a plain step's time, averaged
 	first         bool          // the next plain step follows a prefill
+	size          int           // the longest draft now (see firstDraft)
 }
+
+// firstDraft is the longest draft at first and after a miss: a draft that
+// fails costs its decode, more the longer it is (on the demo model a
+// rejected draft of 16 costs about 7 plain steps, one of 4 about 2), so
+// the drafter tries a short one, and doubles the length each time a draft
+// is kept whole.
+const firstDraft = 4
 
 // start begins a request: the first plain step after its prefill runs
 // slow, and is not timed.
 func (d *drafting) start() {
 	if d.minN == 0 {
-		d.minN = 2
+		d.minN, d.size = 2, firstDraft
 	}
 	d.first = true
 }
@@ -228,14 +240,18 @@ func (d *drafting) plain(t time.Duration) {
 	d.plainPer = (3*d.plainPer + t) / 4
 }
 
-// drafted hears that a draft step took t for n tokens.
-func (d *drafting) drafted(t time.Duration, n int) {
+// drafted hears that a draft of k tokens took t and yielded n tokens (the
+// ones accepted and the next).
+func (d *drafting) drafted(t time.Duration, n, k int) {
 	if n > 1 && t/time.Duration(n) <= d.plainPer {
 		d.backoff, d.minN = 0, max(d.minN-1, 1)
+		if n > k && k >= d.size {
+			d.size *= 2
+		}
 		return
 	}
-	d.backoff = min(max(4*d.backoff, 2), maxBackoff)
-	d.wait, d.minN = d.backoff, min(d.minN+1, lookupN)
+	d.backoff = min(max(2*d.backoff, 1), maxBackoff)
+	d.wait, d.minN, d.size = d.backoff, min(d.minN+1, lookupN), firstDraft
 }
 
 // propose returns the draft: Request.Draft's, or prompt lookup's.

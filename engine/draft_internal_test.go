@@ -44,42 +44,44 @@ func TestDraftingPace(t *testing.T) {
 	if !d.ready() || d.plainPer != 10 || d.minN != 2 {
 		t.Fatalf("after two plain steps: ready %v, plainPer %v, minN %d; want true, 10, 2", d.ready(), d.plainPer, d.minN)
 	}
-	d.drafted(40, 1) // a miss: one token
-	if d.wait != 2 || d.minN != 3 {
-		t.Errorf("after a miss: wait %d, minN %d; want 2, 3", d.wait, d.minN)
+	d.drafted(40, 1, 4) // a miss: one token
+	if d.wait != 1 || d.minN != 3 {
+		t.Errorf("after a miss: wait %d, minN %d; want 1, 3", d.wait, d.minN)
 	}
-	d.drafted(40, 2) // slower than plain per token: a miss
-	if d.wait != 8 || d.minN != 4 {
-		t.Errorf("after two misses: wait %d, minN %d; want 8, 4", d.wait, d.minN)
+	d.drafted(40, 2, 4) // slower than plain per token: a miss
+	if d.wait != 2 || d.minN != 4 {
+		t.Errorf("after two misses: wait %d, minN %d; want 2, 4", d.wait, d.minN)
 	}
-	for i := range 8 {
-		if d.ready() {
-			t.Fatalf("ready after %d of the 8 steps to wait", i)
-		}
+	if d.ready() || d.ready() || !d.ready() {
+		t.Errorf("ready does not wait out 2 steps")
 	}
-	if !d.ready() {
-		t.Errorf("not ready after waiting 8 steps")
+	d.drafted(40, 5, 4) // 8 per token: a hit
+	if d.wait != 0 || d.backoff != 0 || d.minN != 3 || d.size != 2*firstDraft {
+		t.Errorf("after a hit: wait %d, backoff %d, minN %d, size %d; want 0, 0, 3, %d", d.wait, d.backoff, d.minN, d.size, 2*firstDraft)
 	}
-	d.drafted(40, 5) // 8 per token: a hit
-	if d.wait != 0 || d.backoff != 0 || d.minN != 3 {
-		t.Errorf("after a hit: wait %d, backoff %d, minN %d; want 0, 0, 3", d.wait, d.backoff, d.minN)
+	d.drafted(40, 6, 8) // a hit, not kept whole: the size stays
+	if d.size != 2*firstDraft {
+		t.Errorf("after a draft kept in part: size %d, want %d", d.size, 2*firstDraft)
 	}
 	// A later request (a kept Pace): its first plain step, after the
 	// prefill, is not timed; the next ones are.
 	d.start()
 	d.plain(1000)
-	if d.plainPer != 10 || d.minN != 3 || !d.ready() {
-		t.Errorf("after a new request's first step: plainPer %v, minN %d; want 10 (untimed), 3 (kept), ready", d.plainPer, d.minN)
+	if d.plainPer != 10 || d.minN != 2 || !d.ready() {
+		t.Errorf("after a new request's first step: plainPer %v, minN %d; want 10 (untimed), 2 (kept), ready", d.plainPer, d.minN)
 	}
 	d.plain(50)
 	if d.plainPer != 20 {
 		t.Errorf("after a timed step of 50: plainPer %v, want 20", d.plainPer)
 	}
-	for range 4 {
-		d.drafted(40, 1)
+	for range 10 {
+		d.drafted(40, 1, 4)
+	}
+	if d.size != firstDraft {
+		t.Errorf("after misses: size %d, want %d", d.size, firstDraft)
 	}
 	if d.backoff != maxBackoff {
-		t.Errorf("after four more misses: backoff %d, want %d", d.backoff, maxBackoff)
+		t.Errorf("after ten more misses: backoff %d, want %d", d.backoff, maxBackoff)
 	}
 }
 

@@ -46,8 +46,8 @@ const textSeed = 42
 
 // benchDraft generates n_gen tokens after editPrompt greedily, and after
 // textPrompt sampled at temperature 1, each without and with drafting,
-// f.reps times after a warm-up: the rows edit-tgN, edit-tgN+draftK,
-// text-tgN and text-tgN+draftK.
+// f.reps times after a warm-up, plain and drafted in turn: the rows
+// edit-tgN, edit-tgN+draftK, text-tgN and text-tgN+draftK.
 func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchResult, rep *benchReport) error {
 	edit, err := m.Tokenize(editPrompt(), true, true)
 	if err != nil {
@@ -80,14 +80,26 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 		chain  func() (*llama.Sampler, error) // nil: greedy
 	}{{"edit", edit, nil}, {"text", text, sampled}}
 	for _, w := range workloads {
-		for _, draftMax := range []int{0, f.draftMax} {
+		// The plain and the drafted row run in turn, each first in turn,
+		// so that both see the same load.
+		rows := make([]benchResult, 2)
+		for j, draftMax := range []int{0, f.draftMax} {
 			r := base
 			r.Test, r.NPrompt, r.NGen = fmt.Sprintf("%s-tg%d", w.name, f.nGen), len(w.prompt), f.nGen
 			if draftMax > 0 {
 				r.Test += fmt.Sprintf("+draft%d", draftMax)
 				r.Draft = &draftStats{DraftMax: draftMax}
 			}
-			for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
+			rows[j] = r
+		}
+		for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
+			for k := range 2 {
+				j := (i + 2 + k) % 2
+				r := &rows[j]
+				draftMax := 0
+				if r.Draft != nil {
+					draftMax = r.Draft.DraftMax
+				}
 				res, err := draftRun(ctx, slot, greedy, w.chain, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: draftMax})
 				if err != nil {
 					return err
@@ -100,6 +112,8 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 					d.Drafted, d.Accepted, d.Decodes, d.Tokens = d.Drafted+res.Drafted, d.Accepted+res.Accepted, d.Decodes+res.Decodes, d.Tokens+len(res.Tokens)
 				}
 			}
+		}
+		for _, r := range rows {
 			r.AvgTS, r.StdevTS = meanStdev(r.Samples)
 			rep.Results = append(rep.Results, r)
 		}
