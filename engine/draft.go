@@ -32,10 +32,11 @@ import (
 // steps: a prompt-lookup draft that yields tokens slower than plain steps
 // do (one nobody accepts, or a short one) is a miss, and after a miss the
 // drafter waits before drafting again, twice as long after each further
-// miss (up to maxBackoff tokens). A Pace kept from one
-// request to the next (Request.Pace) carries this over, so that an agent's
-// short replies do not each pay to learn it again. A Request.Draft is
-// always verified: its maker chose when to draft.
+// miss (up to maxBackoff tokens). A draft starts short (firstDraft
+// tokens), and its length doubles each time one is kept whole. A Pace kept
+// from one request to the next (Request.Pace) carries all this over, so
+// that an agent's short replies do not each pay to learn it again. A
+// Request.Draft is always verified: its maker chose when to draft.
 //
 // Request.DraftInCalls drafts only inside tool calls, whose arguments
 // copy most (the lines an edit replaces, a path it read); the agent's
@@ -199,7 +200,7 @@ type drafting struct {
 
 // firstDraft is the longest draft at first and after a miss: a draft that
 // fails costs its decode, more the longer it is (on the demo model a
-// rejected draft of 16 costs about 7 plain steps, one of 4 about 2), so
+// rejected draft of 16 costs about 6 plain steps, one of 4 about 2), so
 // the drafter tries a short one, and doubles the length each time a draft
 // is kept whole.
 const firstDraft = 4

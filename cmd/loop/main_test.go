@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -392,5 +393,26 @@ func TestRunScript(t *testing.T) {
 	code, out, _ = runLoop(t, "run", "--script", scriptFile, "-C", fixture(), "--transcript", trans, "fix TestTotal")
 	if code != 3 || !strings.Contains(out, "unverified") {
 		t.Errorf("an unverified answer = exit %d, %s", code, out)
+	}
+}
+
+// TestDraftFlag checks what --draft-max asks of the client: by default
+// (-1) drafts of callDraftMax inside tool calls only; 0 none; N drafts of
+// N everywhere.
+func TestDraftFlag(t *testing.T) {
+	for _, tc := range []struct {
+		flag, max int
+		inCalls   bool
+	}{{-1, callDraftMax, true}, {0, 0, false}, {8, 8, false}} {
+		g := genFlags{draftMax: tc.flag}
+		if max, inCalls := g.draft(); max != tc.max || inCalls != tc.inCalls {
+			t.Errorf("--draft-max %d: draft() = %d, %v; want %d, %v", tc.flag, max, inCalls, tc.max, tc.inCalls)
+		}
+	}
+	var f runFlags
+	fs := newFlagSet("run", io.Discard)
+	f.registerGen(fs, 1024)
+	if err := fs.Parse(nil); err != nil || f.draftMax != -1 {
+		t.Errorf("--draft-max defaults to %d (%v), want -1", f.draftMax, err)
 	}
 }
