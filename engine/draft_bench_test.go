@@ -24,7 +24,8 @@ func editPrompt() string {
 }
 
 // BenchmarkDraft measures decoding 96 tokens on the bench model with and
-// without drafting (8 tokens ahead), a plain run and a drafted one in
+// without drafting (up to 16 tokens ahead, as the agent's binary drafts
+// inside tool calls by default), a plain run and a drafted one in
 // turn, each first in turn, so that both see the same load:
 //
 //   - edit/teacher: greedy, the drafts are the greedy continuation itself,
@@ -54,6 +55,7 @@ func BenchmarkDraft(b *testing.B) {
 	sampled := sampler.Defaults()
 	sampled.Seed = 42
 	const n = 96
+	const draftMax = 16
 	gen := func(b *testing.B, cfg sampler.Config, prompt []llama.Token, draftMax int, draft func([]llama.Token, int) []llama.Token) *engine.Result {
 		ch, err := engine.Chain(c, cfg)
 		if err != nil {
@@ -79,9 +81,9 @@ func BenchmarkDraft(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			var plain, res *engine.Result
 			if i%2 == 0 { // each goes first in turn
-				plain, res = gen(b, cfg, prompt, 0, nil), gen(b, cfg, prompt, 8, draft)
+				plain, res = gen(b, cfg, prompt, 0, nil), gen(b, cfg, prompt, draftMax, draft)
 			} else {
-				res, plain = gen(b, cfg, prompt, 8, draft), gen(b, cfg, prompt, 0, nil)
+				res, plain = gen(b, cfg, prompt, draftMax, draft), gen(b, cfg, prompt, 0, nil)
 			}
 			if len(res.Tokens) != len(plain.Tokens) {
 				b.Fatalf("%d tokens drafted, %d plain", len(res.Tokens), len(plain.Tokens))
