@@ -44,6 +44,13 @@ const textPrompt = "Write a short story about a lighthouse keeper who finds a me
 // it, so plain and drafted runs sample the same tokens.
 const textSeed = 42
 
+// draftWorkload is a prompt that benchDraft generates from, with its chain.
+type draftWorkload struct {
+	name   string
+	prompt []llama.Token
+	chain  func() (*llama.Sampler, error) // nil: greedy
+}
+
 // benchDraft generates n_gen tokens after editPrompt greedily, and after
 // textPrompt sampled at temperature 1, each without and with drafting,
 // f.reps times after a warm-up, plain and drafted in turn: the rows
@@ -62,63 +69,66 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 		return err
 	}
 	defer done()
-	sampled := func() (*llama.Sampler, error) {
-		chain := llama.NewChain(true)
-		if err := chain.Add(llama.NewTemp(1)); err != nil {
-			chain.Close()
-			return nil, err
+	for _, w := range []draftWorkload{{"edit", edit, nil}, {"text", text, sampledChain}} {
+		rows, err := draftRows(ctx, slot, greedy, w, f, base)
+		if err != nil {
+			return err
 		}
-		if err := chain.Add(llama.NewDist(textSeed)); err != nil {
-			chain.Close()
-			return nil, err
-		}
-		return chain, nil
-	}
-	workloads := []struct {
-		name   string
-		prompt []llama.Token
-		chain  func() (*llama.Sampler, error) // nil: greedy
-	}{{"edit", edit, nil}, {"text", text, sampled}}
-	for _, w := range workloads {
-		// The plain and the drafted row run in turn, each first in turn,
-		// so that both see the same load.
-		rows := make([]benchResult, 2)
-		for j, draftMax := range []int{0, f.draftMax} {
-			r := base
-			r.Test, r.NPrompt, r.NGen = fmt.Sprintf("%s-tg%d", w.name, f.nGen), len(w.prompt), f.nGen
-			if draftMax > 0 {
-				r.Test += fmt.Sprintf("+draft%d", draftMax)
-				r.Draft = &draftStats{DraftMax: draftMax}
-			}
-			rows[j] = r
-		}
-		for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
-			for k := range 2 {
-				j := (i + 2 + k) % 2
-				r := &rows[j]
-				draftMax := 0
-				if r.Draft != nil {
-					draftMax = r.Draft.DraftMax
-				}
-				res, err := draftRun(ctx, slot, greedy, w.chain, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: draftMax})
-				if err != nil {
-					return err
-				}
-				if i < 0 {
-					continue
-				}
-				r.Samples = append(r.Samples, res.PerSecond())
-				if d := r.Draft; d != nil {
-					d.Drafted, d.Accepted, d.Decodes, d.Tokens = d.Drafted+res.Drafted, d.Accepted+res.Accepted, d.Decodes+res.Decodes, d.Tokens+len(res.Tokens)
-				}
-			}
-		}
-		for _, r := range rows {
-			r.AvgTS, r.StdevTS = meanStdev(r.Samples)
-			rep.Results = append(rep.Results, r)
-		}
+		rep.Results = append(rep.Results, rows...)
 	}
 	return nil
+}
+
+// sampledChain is the text rows' chain: temperature 1, seeded with textSeed.
+func sampledChain() (*llama.Sampler, error) {
+	chain := llama.NewChain(true)
+	if err := chain.Add(llama.NewTemp(1)); err != nil {
+		chain.Close()
+		return nil, err
+	}
+	if err := chain.Add(llama.NewDist(textSeed)); err != nil {
+		chain.Close()
+		return nil, err
+	}
+	return chain, nil
+}
+
+// draftRows times w plain and drafting up to f.draftMax, f.reps times
+// after a warm-up, in turn and each first in turn, so that both rows see
+// the same load.
+func draftRows(ctx context.Context, slot *llama.Slot, greedy *llama.Sampler, w draftWorkload, f benchFlags, base benchResult) ([]benchResult, error) {
+	maxes := []int{0, f.draftMax}
+	rows := make([]benchResult, len(maxes))
+	for j, draftMax := range maxes {
+		r := &rows[j]
+		*r = base
+		r.Test, r.NPrompt, r.NGen = fmt.Sprintf("%s-tg%d", w.name, f.nGen), len(w.prompt), f.nGen
+		if draftMax > 0 {
+			r.Test += fmt.Sprintf("+draft%d", draftMax)
+			r.Draft = &draftStats{DraftMax: draftMax}
+		}
+	}
+	for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
+		for k := range maxes {
+			j := (i + 2 + k) % 2
+			res, err := draftRun(ctx, slot, greedy, w.chain, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: maxes[j]})
+			if err != nil {
+				return nil, err
+			}
+			if i < 0 {
+				continue
+			}
+			r := &rows[j]
+			r.Samples = append(r.Samples, res.PerSecond())
+			if d := r.Draft; d != nil {
+				d.Drafted, d.Accepted, d.Decodes, d.Tokens = d.Drafted+res.Drafted, d.Accepted+res.Accepted, d.Decodes+res.Decodes, d.Tokens+len(res.Tokens)
+			}
+		}
+	}
+	for j := range rows {
+		rows[j].AvgTS, rows[j].StdevTS = meanStdev(rows[j].Samples)
+	}
+	return rows, nil
 }
 
 // draftRun generates req with the greedy chain, or with a fresh chain from
