@@ -29,7 +29,7 @@ const (
 	// model with F32 weights, a 1024-token context, the Qwen 2.5 template
 	// and the Qwen 2.5 vocabulary pruned to 8,278 tokens (the byte tokens,
 	// the first 8,000 merges and the 22 added tokens), so that its output
-	// layer is small.
+	// layer is small, padded with unused tokens to 8,320.
 	TrainQwen25F32 = "train-qwen2-qwen25vocab8k-f32.gguf"
 )
 

@@ -68,9 +68,13 @@ var standardSet = []spec{
 		template: "Qwen-Qwen2.5-7B-Instruct.jinja", padVocab: 151936, tied: true, seed: 4},
 	// A base for `loop train`: F32 (ggml-opt trains F32 tensors only), the
 	// pruned Qwen 2.5 vocabulary (8,278 tokens) so that the output layer
-	// is small, and the Qwen 2.5 template.
+	// is small, padded with 42 unused tokens to 8,320 (a multiple of 128,
+	// as Qwen's 151,936 is): ggml's tiled matmul (llamafile's tinyBLAS)
+	// takes an output layer whose rows are a multiple of 4, and 8,278 is
+	// not, which sent every batch of logits, in training and in a draft's
+	// verification, to the slower dot-product path. And the Qwen 2.5 template.
 	{file: "train-qwen2-qwen25vocab8k-f32.gguf", arch: "qwen2", vocab: "qwen25-8k", typ: "f32", size: "train",
-		template: "Qwen-Qwen2.5-7B-Instruct.jinja", seed: 5},
+		template: "Qwen-Qwen2.5-7B-Instruct.jinja", padVocab: 8320, seed: 5},
 }
 
 type options struct {
