@@ -9,8 +9,10 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -98,6 +100,10 @@ var cacheTypes = map[string]C.enum_ggml_type{
 	"q8_0": C.GGML_TYPE_Q8_0, "q4_0": C.GGML_TYPE_Q4_0, "q4_1": C.GGML_TYPE_Q4_1,
 	"iq4_nl": C.GGML_TYPE_IQ4_NL, "q5_0": C.GGML_TYPE_Q5_0, "q5_1": C.GGML_TYPE_Q5_1,
 }
+
+// CacheTypes returns the KV cache types that ContextParams.CacheTypeK and
+// CacheTypeV accept, sorted.
+func CacheTypes() []string { return slices.Sorted(maps.Keys(cacheTypes)) }
 
 // maxSequences is LLAMA_MAX_SEQ.
 const maxSequences = 256

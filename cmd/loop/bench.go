@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +22,8 @@ type benchFlags struct {
 	batch      int
 	ubatch     int
 	flashAttn  string
+	cacheK     string // KV cache types, llama-bench's -ctk and -ctv
+	cacheV     string
 	turns      int
 	turnTokens int
 	coldEvery  int
@@ -40,6 +43,8 @@ type benchResult struct {
 	Params  uint64    `json:"model_n_params"`
 	Backend string    `json:"backends"`
 	Threads int       `json:"n_threads"`
+	TypeK   string    `json:"type_k"`
+	TypeV   string    `json:"type_v"`
 	Test    string    `json:"test"`
 	NPrompt int       `json:"n_prompt"`
 	NGen    int       `json:"n_gen"`
@@ -86,6 +91,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVarP(&f.batch, "batch-size", "b", 2048, "n_batch")
 	fs.IntVar(&f.ubatch, "ubatch-size", 512, "n_ubatch")
 	fs.StringVar(&f.flashAttn, "flash-attn", "off", "flash attention: auto, on or off (off, as llama-bench defaults)")
+	fs.StringVar(&f.cacheK, "cache-type-k", "f16", "K cache type: "+strings.Join(llama.CacheTypes(), ", ")+" (llama-bench's -ctk)")
+	fs.StringVar(&f.cacheV, "cache-type-v", "f16", "V cache type, as --cache-type-k; a quantized one needs --flash-attn on (llama-bench's -ctv)")
 	fs.IntVar(&f.turns, "turns", 6, "turns of the cache-reuse conversation")
 	fs.IntVar(&f.turnTokens, "turn-tokens", 96, "about this many tokens per user message in the conversation")
 	fs.IntVar(&f.coldEvery, "cold-every", 1, "time the cold prefill every this many turns, and the last (a long session's cold turns dominate the run)")
@@ -101,6 +108,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if f.reps < 1 || f.threads < 1 || f.nPrompt < 0 || f.nGen < 0 || f.draftMax < 0 {
 		return usagef("repetitions and threads must be positive, token counts not negative")
+	}
+	for _, t := range []string{f.cacheK, f.cacheV} {
+		if !slices.Contains(llama.CacheTypes(), strings.ToLower(t)) {
+			return usagef("KV cache type %q: want one of %s", t, strings.Join(llama.CacheTypes(), ", "))
+		}
 	}
 	m, err := f.load(ctx, stderr, false)
 	if err != nil {
@@ -140,7 +152,8 @@ func bench(ctx context.Context, m *llama.Model, f benchFlags) (*benchReport, err
 		}
 	}
 	base := benchResult{Model: in.Description, Size: in.SizeBytes, Params: in.Params,
-		Backend: strings.Join(backends, ","), Threads: f.threads}
+		Backend: strings.Join(backends, ","), Threads: f.threads,
+		TypeK: strings.ToLower(f.cacheK), TypeV: strings.ToLower(f.cacheV)}
 	rep := &benchReport{}
 	if f.nPrompt > 0 || f.nGen > 0 {
 		if err := benchSpeed(ctx, m, f, base, rep); err != nil {
@@ -206,6 +219,7 @@ func (f *benchFlags) context(m *llama.Model, size int) (*llama.Context, error) {
 	return llama.NewContext(m, llama.ContextParams{
 		ContextSize: size, BatchSize: f.batch, UBatchSize: f.ubatch,
 		Threads: f.threads, BatchThreads: f.threads, FlashAttention: f.flashAttn,
+		CacheTypeK: f.cacheK, CacheTypeV: f.cacheV,
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/loopagent/loop/engine"
@@ -48,13 +49,16 @@ const textSeed = 42
 type draftWorkload struct {
 	name   string
 	prompt []llama.Token
-	chain  func() (*llama.Sampler, error) // nil: greedy
+	chain  func() (*llama.Sampler, error)
 }
 
 // benchDraft generates n_gen tokens after editPrompt greedily, and after
 // textPrompt sampled at temperature 1, each without and with drafting,
 // f.reps times after a warm-up, plain and drafted in turn: the rows
-// edit-tgN, edit-tgN+draftK, text-tgN and text-tgN+draftK.
+// edit-tgN, edit-tgN+draftK, text-tgN and text-tgN+draftK. As llama.cpp's
+// --ignore-eos does, both chains keep every end-of-generation token out:
+// a trained model would end its reply after a few tokens, and the rows
+// would time those rather than n_gen.
 func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchResult, rep *benchReport) error {
 	edit, err := m.Tokenize(editPrompt(), true, true)
 	if err != nil {
@@ -64,13 +68,18 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 	if err != nil {
 		return err
 	}
-	slot, greedy, done, err := f.greedySlot(m, max(len(edit), len(text))+f.nGen+f.draftMax+1)
+	slot, _, done, err := f.greedySlot(m, max(len(edit), len(text))+f.nGen+f.draftMax+1)
 	if err != nil {
 		return err
 	}
 	defer done()
-	for _, w := range []draftWorkload{{"edit", edit, nil}, {"text", text, sampledChain}} {
-		rows, err := draftRows(ctx, slot, greedy, w, f, base)
+	eog := eogBias(m)
+	workloads := []draftWorkload{
+		{"edit", edit, func() (*llama.Sampler, error) { return newChain(m, eog, llama.NewGreedy()) }},
+		{"text", text, func() (*llama.Sampler, error) { return newChain(m, eog, llama.NewTemp(1), llama.NewDist(textSeed)) }},
+	}
+	for _, w := range workloads {
+		rows, err := draftRows(ctx, slot, w, f, base)
 		if err != nil {
 			return err
 		}
@@ -79,24 +88,44 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 	return nil
 }
 
-// sampledChain is the text rows' chain: temperature 1, seeded with textSeed.
-func sampledChain() (*llama.Sampler, error) {
+// eogBias is a logit bias of minus infinity on every end-of-generation
+// token of m.
+func eogBias(m *llama.Model) map[llama.Token]float32 {
+	bias := map[llama.Token]float32{}
+	for t := range llama.Token(m.VocabSize()) {
+		if m.IsEOG(t) {
+			bias[t] = float32(math.Inf(-1))
+		}
+	}
+	return bias
+}
+
+// newChain returns a chain of the logit bias, then stages.
+func newChain(m *llama.Model, bias map[llama.Token]float32, stages ...*llama.Sampler) (*llama.Sampler, error) {
 	chain := llama.NewChain(true)
-	if err := chain.Add(llama.NewTemp(1)); err != nil {
+	lb, err := m.NewLogitBias(bias)
+	if err == nil {
+		stages = append([]*llama.Sampler{lb}, stages...)
+	}
+	for i, s := range stages {
+		if err == nil {
+			if err = chain.Add(s); err == nil {
+				continue
+			}
+		}
+		for _, rest := range stages[i:] {
+			rest.Close()
+		}
 		chain.Close()
 		return nil, err
 	}
-	if err := chain.Add(llama.NewDist(textSeed)); err != nil {
-		chain.Close()
-		return nil, err
-	}
-	return chain, nil
+	return chain, err
 }
 
 // draftRows times w plain and drafting up to f.draftMax, f.reps times
 // after a warm-up, in turn and each first in turn, so that both rows see
 // the same load.
-func draftRows(ctx context.Context, slot *llama.Slot, greedy *llama.Sampler, w draftWorkload, f benchFlags, base benchResult) ([]benchResult, error) {
+func draftRows(ctx context.Context, slot *llama.Slot, w draftWorkload, f benchFlags, base benchResult) ([]benchResult, error) {
 	maxes := []int{0, f.draftMax}
 	rows := make([]benchResult, len(maxes))
 	for j, draftMax := range maxes {
@@ -111,7 +140,7 @@ func draftRows(ctx context.Context, slot *llama.Slot, greedy *llama.Sampler, w d
 	for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
 		for k := range maxes {
 			j := (i + 2 + k) % 2
-			res, err := draftRun(ctx, slot, greedy, w.chain, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: maxes[j]})
+			res, err := draftRun(ctx, slot, w.chain, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: maxes[j]})
 			if err != nil {
 				return nil, err
 			}
@@ -131,18 +160,15 @@ func draftRows(ctx context.Context, slot *llama.Slot, greedy *llama.Sampler, w d
 	return rows, nil
 }
 
-// draftRun generates req with the greedy chain, or with a fresh chain from
-// newChain when it is not nil.
-func draftRun(ctx context.Context, slot *llama.Slot, greedy *llama.Sampler, newChain func() (*llama.Sampler, error), req engine.Request) (*engine.Result, error) {
-	req.Chain = greedy
-	if newChain != nil {
-		chain, err := newChain()
-		if err != nil {
-			return nil, err
-		}
-		defer chain.Close()
-		req.Chain = chain
+// draftRun generates req with a fresh chain from newChain, so that a
+// seeded chain samples the same tokens each run.
+func draftRun(ctx context.Context, slot *llama.Slot, newChain func() (*llama.Sampler, error), req engine.Request) (*engine.Result, error) {
+	chain, err := newChain()
+	if err != nil {
+		return nil, err
 	}
+	defer chain.Close()
+	req.Chain = chain
 	return engine.Generate(ctx, slot, req)
 }
 

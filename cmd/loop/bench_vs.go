@@ -67,7 +67,7 @@ func runLlamaBench(ctx context.Context, path string, f benchFlags) (map[string][
 		fa = "1"
 	}
 	args := []string{"-m", f.model, "-p", strconv.Itoa(f.nPrompt), "-n", strconv.Itoa(f.nGen), "-t", strconv.Itoa(f.threads),
-		"-b", strconv.Itoa(f.batch), "-ub", strconv.Itoa(f.ubatch), "-fa", fa, "-r", "1", "-o", "json"}
+		"-b", strconv.Itoa(f.batch), "-ub", strconv.Itoa(f.ubatch), "-fa", fa, "-ctk", f.cacheK, "-ctv", f.cacheV, "-r", "1", "-o", "json"}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -169,13 +169,19 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("loop bench output lacks %q:\n%s", want, out)
 		}
 	}
-	code, out, _ = runLoop(t, "bench", "-m", model, "-p", "64", "-n", "8", "-r", "2", "-t", "1", "--turns", "3", "--turn-tokens", "32", "--json")
+	code, out, _ = runLoop(t, "bench", "-m", model, "-p", "64", "-n", "8", "-r", "2", "-t", "1", "--turns", "3", "--turn-tokens", "32", "--json", "--cache-type-v", "F32")
 	var rep benchReport
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("loop bench --json = %d: %s", code, out)
 	}
 	if len(rep.Results) != 2 || len(rep.Results[0].Samples) != 2 || rep.Results[0].AvgTS <= 0 {
 		t.Errorf("bench results = %+v", rep.Results)
+	}
+	if r := rep.Results[0]; r.TypeK != "f16" || r.TypeV != "f32" {
+		t.Errorf("bench --cache-type-v F32: type_k %q, type_v %q; want f16 and f32", r.TypeK, r.TypeV)
+	}
+	if code, _, errOut := runLoop(t, "bench", "-m", "/nonexistent/model.gguf", "--cache-type-k", "q3"); code != 2 || !strings.Contains(errOut, `"q3"`) {
+		t.Errorf("bench --cache-type-k q3 = exit %d, %q; want a usage error that names it", code, errOut)
 	}
 	if len(rep.Reuse) != 3 {
 		t.Fatalf("cache reuse turns = %d, want 3", len(rep.Reuse))
