@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,6 +32,45 @@ func TestLookupDraft(t *testing.T) {
 				t.Errorf("draft(%v, %d, %d) (-want +got):\n%s", tt.history, tt.max, tt.minN, diff)
 			}
 		})
+	}
+}
+
+// TestLookupMatchesScan checks the index against a scan of the history:
+// for the longest n from lookupN down to minN, the tokens after the latest
+// earlier occurrence of the last n, on random histories over few tokens,
+// where matches of every length abound.
+func TestLookupMatchesScan(t *testing.T) {
+	scan := func(h []llama.Token, max, minN int) []llama.Token {
+		end := len(h)
+		for n := min(lookupN, end); n >= minN && n >= 1; n-- {
+			for s := end - n - 1; s >= 0; s-- {
+				if slices.Equal(h[s:s+n], h[end-n:]) {
+					from := s + n
+					var d []llama.Token
+					for i := range max {
+						d = append(d, h[from+i%(end-from)])
+					}
+					return d
+				}
+			}
+		}
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 2000 {
+		h := make([]llama.Token, rng.IntN(80))
+		alphabet := 2 + rng.IntN(6)
+		for j := range h {
+			h[j] = llama.Token(rng.IntN(alphabet))
+		}
+		max, minN := 1+rng.IntN(8), 1+rng.IntN(lookupN+1)
+		l := newLookup(h[:len(h)/2])
+		for _, tok := range h[len(h)/2:] {
+			l.push(tok)
+		}
+		if diff := cmp.Diff(scan(h, max, minN), l.draft(max, minN)); diff != "" {
+			t.Fatalf("case %d: draft(%v, %d, %d) (-scan +lookup):\n%s", i, h, max, minN, diff)
+		}
 	}
 }
 
@@ -101,5 +142,19 @@ func BenchmarkLookup(b *testing.B) {
 		l.push(toks[k%len(toks)])
 		l.draft(8, 2)
 		k++
+	}
+}
+
+// BenchmarkLookupIndex measures indexing a 16k-token prompt, which a
+// request does at its first draft.
+func BenchmarkLookupIndex(b *testing.B) {
+	toks := make([]llama.Token, 16384)
+	x := uint32(1)
+	for i := range toks {
+		x = x*1664525 + 1013904223
+		toks[i] = llama.Token(x >> 16 % 32000)
+	}
+	for b.Loop() {
+		newLookup(toks)
 	}
 }
