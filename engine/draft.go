@@ -105,7 +105,8 @@ func (l *lookup) push(t llama.Token) {
 func (l *lookup) draft(max, minN int) []llama.Token {
 	h := l.history
 	end := len(h)
-	best, bestN := int32(-1), 0
+	var best int32
+	bestN := 0
 	if end >= 2 {
 		p, ok := l.pairs[pair(h[end-2], h[end-1])]
 		for steps := 0; ok && p >= 0 && steps < maxChain; p, steps = l.earlier[p], steps+1 {

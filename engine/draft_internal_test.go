@@ -130,12 +130,7 @@ func TestDraftingPace(t *testing.T) {
 // that does not draft: indexing the new token and looking for a match of
 // the last tokens (a 4,096-token history of random text).
 func BenchmarkLookup(b *testing.B) {
-	toks := make([]llama.Token, 4096)
-	x := uint32(1)
-	for i := range toks {
-		x = x*1664525 + 1013904223
-		toks[i] = llama.Token(x >> 16 % 32000)
-	}
+	toks := lcgTokens(4096)
 	l := newLookup(toks[:2048])
 	k := 2048
 	for b.Loop() {
@@ -148,13 +143,20 @@ func BenchmarkLookup(b *testing.B) {
 // BenchmarkLookupIndex measures indexing a 16k-token prompt, which a
 // request does at its first draft.
 func BenchmarkLookupIndex(b *testing.B) {
-	toks := make([]llama.Token, 16384)
+	toks := lcgTokens(16384)
+	for b.Loop() {
+		newLookup(toks)
+	}
+}
+
+// lcgTokens is n tokens of random text over a 32,000-token vocabulary,
+// the same each time.
+func lcgTokens(n int) []llama.Token {
+	toks := make([]llama.Token, n)
 	x := uint32(1)
 	for i := range toks {
 		x = x*1664525 + 1013904223
 		toks[i] = llama.Token(x >> 16 % 32000)
 	}
-	for b.Loop() {
-		newLookup(toks)
-	}
+	return toks
 }

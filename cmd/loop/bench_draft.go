@@ -100,26 +100,28 @@ func eogBias(m *llama.Model) map[llama.Token]float32 {
 	return bias
 }
 
-// newChain returns a chain of the logit bias, then stages.
+// newChain returns a chain of the logit bias, then stages. On an error it
+// closes the stages it did not add.
 func newChain(m *llama.Model, bias map[llama.Token]float32, stages ...*llama.Sampler) (*llama.Sampler, error) {
-	chain := llama.NewChain(true)
 	lb, err := m.NewLogitBias(bias)
-	if err == nil {
-		stages = append([]*llama.Sampler{lb}, stages...)
-	}
-	for i, s := range stages {
-		if err == nil {
-			if err = chain.Add(s); err == nil {
-				continue
-			}
+	if err != nil {
+		for _, s := range stages {
+			s.Close()
 		}
-		for _, rest := range stages[i:] {
-			rest.Close()
-		}
-		chain.Close()
 		return nil, err
 	}
-	return chain, err
+	stages = append([]*llama.Sampler{lb}, stages...)
+	chain := llama.NewChain(true)
+	for i, s := range stages {
+		if err := chain.Add(s); err != nil {
+			for _, rest := range stages[i:] {
+				rest.Close()
+			}
+			chain.Close()
+			return nil, err
+		}
+	}
+	return chain, nil
 }
 
 // draftRows times w plain and drafting up to f.draftMax, f.reps times
