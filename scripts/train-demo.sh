@@ -21,7 +21,7 @@ KEY_FILE=$MODELS/.agent-tiny.key
 # with the whole reliability layer (loop eval --config scripts/demo/whole.json):
 #   600 chats, 12 epochs: held-out loss 0.2407, 9/18 fixed; 8m43s in all
 #   600 chats,  6 epochs: held-out loss 0.3040, 4/18
-#   300 chats, 10 epochs: held-out loss 0.59 (30 chats held out), 0/18
+#   300 chats, 10 epochs: held-out loss 0.5748 (30 chats held out), 0/18
 # Time: gentrain costs about 0.23 s a chat, nearly all of it go test's
 # link of each workspace's test binary (about 0.8 CPU-seconds a run, one run
 # per fix, failing or recover chat); training about 57 ms a window per epoch.
