@@ -22,9 +22,9 @@ KEY_FILE=$MODELS/.agent-tiny.key
 #   600 chats, 12 epochs: held-out loss 0.2407, 9/18 fixed; 8m43s in all
 #   600 chats,  6 epochs: held-out loss 0.3040, 4/18
 #   300 chats, 10 epochs: held-out loss 0.5748 (30 chats held out), 0/18
-# Time: gentrain costs about 0.23 s a chat, nearly all of it go test's
-# link of each workspace's test binary (about 0.8 CPU-seconds a run, one run
-# per fix, failing or recover chat); training about 57 ms a window per epoch.
+# Time: gentrain costs about 0.23 s a chat, nearly all of it go test (34
+# runs per 60 chats, about 0.8 CPU-seconds each: of 765 ms wall, 257 link the
+# test binary and 235 compile); training about 57 ms a window per epoch.
 N_CHATS=${N_CHATS:-600}
 EPOCHS=${EPOCHS:-12}
 CTX=${CTX:-2048}
