@@ -41,15 +41,19 @@ func editPrompt() string {
 const textPrompt = "Write a short story about a lighthouse keeper who finds a message in a bottle. " +
 	"Describe the weather, the sea and the keeper's thoughts, in plain words.\n\n"
 
-// textSeed seeds the sampled chain of the text rows; each run starts from
-// it, so plain and drafted runs sample the same tokens.
+// textSeed seeds the sampled chain of the text rows: repetition i of both
+// rows samples from seed textSeed+i, so the plain and the drafted run of a
+// repetition sample the same tokens, and the repetitions sample different
+// texts (one seed for all would time one text, and whatever it happens to
+// repeat, a hundred times).
 const textSeed = 42
 
-// draftWorkload is a prompt that benchDraft generates from, with its chain.
+// draftWorkload is a prompt that benchDraft generates from, with its chain
+// for a repetition.
 type draftWorkload struct {
 	name   string
 	prompt []llama.Token
-	chain  func() (*llama.Sampler, error)
+	chain  func(rep int) (*llama.Sampler, error)
 }
 
 // benchDraft generates n_gen tokens after editPrompt greedily, and after
@@ -75,8 +79,10 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 	defer done()
 	eog := eogBias(m)
 	workloads := []draftWorkload{
-		{"edit", edit, func() (*llama.Sampler, error) { return newChain(m, eog, llama.NewGreedy()) }},
-		{"text", text, func() (*llama.Sampler, error) { return newChain(m, eog, llama.NewTemp(1), llama.NewDist(textSeed)) }},
+		{"edit", edit, func(int) (*llama.Sampler, error) { return newChain(m, eog, llama.NewGreedy()) }},
+		{"text", text, func(rep int) (*llama.Sampler, error) {
+			return newChain(m, eog, llama.NewTemp(1), llama.NewDist(uint32(textSeed+rep+1)))
+		}},
 	}
 	for _, w := range workloads {
 		rows, err := draftRows(ctx, slot, w, f, base)
@@ -142,7 +148,7 @@ func draftRows(ctx context.Context, slot *llama.Slot, w draftWorkload, f benchFl
 	for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
 		for k := range maxes {
 			j := (i + 2 + k) % 2
-			res, err := draftRun(ctx, slot, w.chain, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: maxes[j]})
+			res, err := draftRun(ctx, slot, func() (*llama.Sampler, error) { return w.chain(i) }, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: maxes[j]})
 			if err != nil {
 				return nil, err
 			}
