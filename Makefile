@@ -111,8 +111,8 @@ bench: links testdata
 	$(NATIVE_ENV) $(GO) test -run '^$$' -bench . -benchtime 3x ./llama/
 
 # A portable binary, dist/loop-<os>-<arch>, with libstdc++ and libgcc
-# linked in, so it needs only libc. On amd64 Linux it carries five builds of
-# loop (x86-64 up to AVX-512 with VNNI, scripts/dist-variants.txt) behind a
+# linked in, so it needs only libc. On amd64 Linux it carries six builds of
+# loop (x86-64 up to AVX-512 with VNNI and AMX, scripts/dist-variants.txt) behind a
 # launcher that starts the best one this CPU runs (scripts/dist.sh).
 dist: links
 	GO=$(GO) scripts/dist.sh

@@ -61,6 +61,7 @@ func TestPick(t *testing.T) {
 	v3 := "sse4_2 ssse3 popcnt cx16 avx avx2 fma f16c bmi1 bmi2 movbe abm"
 	v4 := v3 + " avx512f avx512bw avx512cd avx512dq avx512vl"
 	for _, c := range []struct{ cpu, flags, want string }{
+		{"Sapphire Rapids", v4 + " avx512_vnni avx512vbmi avx512_bf16 amx_bf16 amx_tile amx_int8", "avx512-amx"},
 		{"Zen 4", v4 + " avx512_vnni avx512vbmi avx512_bf16 gfni", "avx512-vnni"},
 		{"Skylake-X", v4, "x86-64-v4"},
 		{"Haswell", v3, "x86-64-v3"},
@@ -73,7 +74,7 @@ func TestPick(t *testing.T) {
 		}
 	}
 	idx := distIndex(t)
-	idx.Variants = idx.Variants[:3]
+	idx.Variants = idx.Variants[:4]
 	_, err := Pick(idx, flagSet("sse4_2 avx avx2"))
 	if err == nil || !strings.Contains(err.Error(), "x86-64-v3, needs fma, f16c, bmi1, bmi2, movbe, abm") {
 		t.Errorf("a CPU below every build: %v", err)
