@@ -8,9 +8,9 @@ package llama
 // `make` creates into that module's directory in the module cache. The
 // bridge also includes one internal header, src/llama-grammar.h, to parse
 // grammars with llama.cpp's parser without its printing to stderr.
-// amx.cpp and amx_mmq.cpp compile ggml's AMX kernels, which the module's
-// package leaves out, for a native build on a CPU with AMX; they need the
-// ggml/src include paths.
+// cpu_amx.cpp and cpu_amx_mmq.cpp compile ggml's AMX kernels, which the
+// module's package leaves out, for a native build on a CPU with AMX; they
+// need the ggml/src include paths.
 //
 // Optimisation flags (-O3 -march=native, or -march=x86-64-v3 for `make dist`)
 // come from CGO_CFLAGS and CGO_CXXFLAGS, which the Makefile sets for every
