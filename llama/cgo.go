@@ -12,9 +12,10 @@ package llama
 // module's package leaves out, for a native build on a CPU with AMX; they
 // need the ggml/src include paths.
 //
-// Optimisation flags (-O3 -march=native, or -march=x86-64-v3 for `make dist`)
-// come from CGO_CFLAGS and CGO_CXXFLAGS, which the Makefile sets for every
-// target so that the Go build cache stays warm.
+// Optimisation flags (-O3 -march=native, or one set per CPU level for `make
+// dist`, scripts/dist-variants.txt) come from CGO_CFLAGS and CGO_CXXFLAGS,
+// which the Makefile sets for every target so that the Go build cache stays
+// warm.
 
 /*
 #cgo CPPFLAGS: -I${SRCDIR}/../third_party/llama.cpp/include -I${SRCDIR}/../third_party/llama.cpp/src -I${SRCDIR}/../third_party/ggml/include

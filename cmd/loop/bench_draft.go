@@ -41,15 +41,15 @@ func editPrompt() string {
 const textPrompt = "Write a short story about a lighthouse keeper who finds a message in a bottle. " +
 	"Describe the weather, the sea and the keeper's thoughts, in plain words.\n\n"
 
-// textSeed seeds the sampled chain of the text rows: repetition i of both
-// rows samples from seed textSeed+i, so the plain and the drafted run of a
-// repetition sample the same tokens, and the repetitions sample different
-// texts (one seed for all would time one text, and whatever it happens to
-// repeat, a hundred times).
+// textSeed seeds the sampled chain of the text rows: the warm-up samples
+// from textSeed and repetition i from textSeed+i+1, in both rows, so the
+// plain and the drafted run of a repetition sample the same tokens, and
+// the repetitions sample different texts (one seed for all would time one
+// text, and whatever it happens to repeat, a hundred times).
 const textSeed = 42
 
 // draftWorkload is a prompt that benchDraft generates from, with its chain
-// for a repetition.
+// for a repetition (-1: the warm-up).
 type draftWorkload struct {
 	name   string
 	prompt []llama.Token
@@ -148,7 +148,7 @@ func draftRows(ctx context.Context, slot *llama.Slot, w draftWorkload, f benchFl
 	for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
 		for k := range maxes {
 			j := (i + 2 + k) % 2
-			res, err := draftRun(ctx, slot, func() (*llama.Sampler, error) { return w.chain(i) }, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: maxes[j]})
+			res, err := draftRun(ctx, slot, w.chain, i, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: maxes[j]})
 			if err != nil {
 				return nil, err
 			}
@@ -168,10 +168,10 @@ func draftRows(ctx context.Context, slot *llama.Slot, w draftWorkload, f benchFl
 	return rows, nil
 }
 
-// draftRun generates req with a fresh chain from newChain, so that a
-// seeded chain samples the same tokens each run.
-func draftRun(ctx context.Context, slot *llama.Slot, newChain func() (*llama.Sampler, error), req engine.Request) (*engine.Result, error) {
-	chain, err := newChain()
+// draftRun generates req with a fresh chain from newChain for repetition
+// rep, so that a seeded chain samples the same tokens in both rows.
+func draftRun(ctx context.Context, slot *llama.Slot, newChain func(rep int) (*llama.Sampler, error), rep int, req engine.Request) (*engine.Result, error) {
+	chain, err := newChain(rep)
 	if err != nil {
 		return nil, err
 	}
