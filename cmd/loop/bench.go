@@ -100,7 +100,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.BoolVar(&f.roofline, "roofline", false, "measure memory bandwidth (a copy) and F32 matmul GFLOP/s (ggml's kernels), and show tg and pp as shares of those bounds")
 	fs.StringVar(&f.vs, "vs", "", "also run llama.cpp's llama-bench at this path on the same model and settings, interleaved with ours, and print the ratios")
-	fs.IntVar(&f.draftMax, "draft-max", 0, "also time n-gen tokens of a file edit (greedy) and of prose (sampled), plain and drafting up to this many tokens by prompt lookup (0: skip)")
+	fs.IntVar(&f.draftMax, "draft-max", 0, "also time n-gen tokens of a file edit (greedy), of prose (sampled) and of the agent's edit call after a read (greedy, with a chat template), plain and drafting up to this many tokens by prompt lookup (0: skip)")
 	fs.IntVar(&f.swap, "swap", 0, "also time a conversation of this many tokens coming back after another took its slot: recomputed, and restored from the Pool's host-RAM cache (0: skip)")
 	fs.BoolVar(&f.grammar, "grammar", false, "also time n-gen greedy tokens under the agent's call grammar: none, lazy, required, each exact and rejection-first, and required grammar-first")
 	if err := parse(fs, args); err != nil {

@@ -18,7 +18,14 @@ type draftStats struct {
 	Accepted int `json:"draft_n_accepted"` // of them kept
 	Decodes  int `json:"n_decode"`
 	Tokens   int `json:"n_tokens"`
+	// Output is the start of the first timed repetition's text, so that a
+	// reader sees what was drafted: a copy, or a model repeating itself.
+	Output string `json:"output"`
 }
+
+// outputShown is how many bytes of a drafted row's output the report
+// shows.
+const outputShown = 72
 
 // editPrompt is a completion that reads a 40-line file and writes it again
 // with a rename: a model that follows it copies most of the file, which
@@ -56,10 +63,14 @@ type draftWorkload struct {
 	chain  func(rep int) (*llama.Sampler, error)
 }
 
-// benchDraft generates n_gen tokens after editPrompt greedily, and after
-// textPrompt sampled at temperature 1, each without and with drafting,
+// benchDraft generates n_gen tokens after editPrompt greedily, after
+// textPrompt sampled at temperature 1, and, for a model with a chat
+// template, after callPrompt greedily, each without and with drafting,
 // f.reps times after a warm-up, plain and drafted in turn: the rows
-// edit-tgN, edit-tgN+draftK, text-tgN and text-tgN+draftK. As llama.cpp's
+// edit-tgN, edit-tgN+draftK, text-tgN, text-tgN+draftK, edit-call-tgN and
+// edit-call-tgN+draftK. editPrompt is a raw completion, which a model
+// trained on chats may not follow; callPrompt is the agent's own step
+// before the edit, which the demo model is trained on. As llama.cpp's
 // --ignore-eos does, both chains keep every end-of-generation token out:
 // a trained model would end its reply after a few tokens, and the rows
 // would time those rather than n_gen.
@@ -72,17 +83,25 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 	if err != nil {
 		return err
 	}
-	slot, _, done, err := f.greedySlot(m, max(len(edit), len(text))+f.nGen+f.draftMax+1)
+	call, err := callPrompt(ctx, m)
+	if err != nil {
+		return fmt.Errorf("the edit-call prompt: %w", err)
+	}
+	slot, _, done, err := f.greedySlot(m, max(len(edit), len(text), len(call))+f.nGen+f.draftMax+1)
 	if err != nil {
 		return err
 	}
 	defer done()
 	eog := eogBias(m)
+	greedy := func(int) (*llama.Sampler, error) { return newChain(m, eog, llama.NewGreedy()) }
 	workloads := []draftWorkload{
-		{"edit", edit, func(int) (*llama.Sampler, error) { return newChain(m, eog, llama.NewGreedy()) }},
+		{"edit", edit, greedy},
 		{"text", text, func(rep int) (*llama.Sampler, error) {
 			return newChain(m, eog, llama.NewTemp(1), llama.NewDist(uint32(textSeed+rep+1)))
 		}},
+	}
+	if call != nil {
+		workloads = append(workloads, draftWorkload{"edit-call", call, greedy})
 	}
 	for _, w := range workloads {
 		rows, err := draftRows(ctx, slot, w, f, base)
@@ -158,6 +177,9 @@ func draftRows(ctx context.Context, slot *llama.Slot, w draftWorkload, f benchFl
 			r := &rows[j]
 			r.Samples = append(r.Samples, res.PerSecond())
 			if d := r.Draft; d != nil {
+				if i == 0 {
+					d.Output = strings.ToValidUTF8(res.Text[:min(len(res.Text), outputShown)], "")
+				}
 				d.Drafted, d.Accepted, d.Decodes, d.Tokens = d.Drafted+res.Drafted, d.Accepted+res.Accepted, d.Decodes+res.Decodes, d.Tokens+len(res.Tokens)
 			}
 		}
@@ -184,8 +206,8 @@ func draftRun(ctx context.Context, slot *llama.Slot, newChain func(rep int) (*ll
 func printDraft(w io.Writer, rep *benchReport) {
 	for _, r := range rep.Results {
 		if d := r.Draft; d != nil {
-			fmt.Fprintf(w, "\n%s: accepted %d of %d draft tokens (%.0f%%), %.2f tokens per decode\n", r.Test, d.Accepted, d.Drafted,
-				100*float64(d.Accepted)/float64(max(d.Drafted, 1)), float64(d.Tokens)/float64(max(d.Decodes, 1)))
+			fmt.Fprintf(w, "\n%s: accepted %d of %d draft tokens (%.0f%%), %.2f tokens per decode; the output starts %q\n", r.Test, d.Accepted, d.Drafted,
+				100*float64(d.Accepted)/float64(max(d.Drafted, 1)), float64(d.Tokens)/float64(max(d.Decodes, 1)), d.Output)
 		}
 	}
 }
