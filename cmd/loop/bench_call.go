@@ -58,6 +58,8 @@ func callPrompt(ctx context.Context, m *llama.Model) ([]llama.Token, error) {
 	if err := os.WriteFile(filepath.Join(dir, "run.go"), []byte(callFile()), 0o644); err != nil {
 		return nil, err
 	}
+	// At a 16K window read_file shows 76 lines, so the 47 of run.go come
+	// whole, as one read of a file that size does in `loop run -c 16384`.
 	ws, err := tools.NewWorkspace(dir, tools.Config{Window: 16384})
 	if err != nil {
 		return nil, err
