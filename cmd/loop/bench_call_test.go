@@ -24,15 +24,10 @@ func TestCallPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	for _, tok := range toks {
-		p, err := m.TokenPiece(tok, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.WriteString(p)
+	text, err := m.Detokenize(toks, true)
+	if err != nil {
+		t.Fatal(err)
 	}
-	text := b.String()
 	for _, want := range []string{
 		loop.DefaultSystem, "<|im_start|>user\n" + callTask + "<|im_end|>",
 		`{"name": "read_file", "arguments": {"path": "run.go"}}`,

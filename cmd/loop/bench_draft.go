@@ -70,7 +70,8 @@ type draftWorkload struct {
 // edit-tgN, edit-tgN+draftK, text-tgN, text-tgN+draftK, edit-call-tgN and
 // edit-call-tgN+draftK. editPrompt is a raw completion, which a model
 // trained on chats may not follow; callPrompt is the agent's own step
-// before the edit, which the demo model is trained on. As llama.cpp's
+// before the edit, in the format the demo model is trained on (though
+// its edits replace one line, not 40). As llama.cpp's
 // --ignore-eos does, both chains keep every end-of-generation token out:
 // a trained model would end its reply after a few tokens, and the rows
 // would time those rather than n_gen.
