@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/loopagent/loop/agent/sandbox"
 )
 
 // Config sets a workspace's limits. The zero value means the documented
@@ -40,6 +42,10 @@ type Config struct {
 	// Policy decides which shell commands run. The zero value allows
 	// DefaultAllow, refuses DefaultDeny, and refuses the rest.
 	Policy Policy
+	// Sandbox confines what shell commands may write and reach. The zero
+	// value is the kernel sandbox's default where the system has one
+	// (sandbox.Spec).
+	Sandbox sandbox.Spec
 }
 
 // ToolCapForWindow is the largest tool result for a context window, in
