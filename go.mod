@@ -12,12 +12,12 @@ require (
 	github.com/x448/float16 v0.8.4
 	golang.org/x/sync v0.20.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.45.0
 	golang.org/x/text v0.30.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	golang.org/x/term v0.45.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

@@ -2,95 +2,151 @@ package tools
 
 import (
 	"context"
-	"path"
+	"os"
 	"slices"
 	"strings"
 )
 
 // Policy decides which shell commands run. The shell tool asks it before
-// every command. The deny list is checked first and holds even with Yes;
-// then Yes allows everything; then a command runs without asking when
-// every simple command in it starts with an allow-list prefix and it has
-// no $( ), backticks or output redirection to a file; the rest goes to Ask.
+// every command. It parses the command with a real bash parser
+// (mvdan.cc/sh) and decides on the syntax tree, in this order:
 //
-// Prefixes match whole words after quotes are removed, the command's
-// directory is dropped (/usr/bin/sudo is sudo) and leading variable
-// assignments and wrappers (env, command, exec, nohup, time, nice,
-// timeout, xargs, stdbuf) are skipped: "go test" matches "go test ./..."
-// and "GOFLAGS=-v go test", not "go testx". A deny entry "A | B" matches a
-// pipeline in which a command starting with A feeds one starting with B.
-// rm's flags are normalised, so "rm -rf /" also denies "rm -fr /" and
-// "rm -r -f --no-preserve-root /".
+//  1. A command that does not parse never runs without asking, and with
+//     Yes it is refused: the deny list cannot be judged on it.
+//  2. The deny list, judged on every command anywhere in the tree
+//     (substitutions, subshells, functions, bash -c and eval text), holds
+//     even with Yes. See policy_deny.go for how commands are normalised.
+//  3. Yes allows everything else.
+//  4. A plain command line whose every command is safe runs without
+//     asking: Codex's rules (see policy_safe.go), reason "safe: ls, grep".
+//  5. With Sandboxed, a plain command line whose every command is safe or
+//     starts with an AllowList prefix (tests and builds) runs without
+//     asking, reason "sandbox: go test".
+//  6. The Check command runs without asking, reason "the check command".
+//  7. The rest goes to Ask, or is refused when Ask is nil.
 //
-// The policy guards against a confused model, not an attacker: a script
-// the command runs, an alias or an eval can still do anything.
+// The policy keeps a confused model from harm it did not mean and keeps
+// the user asked about what a command line does not show plainly. It
+// reads only the command line: a script the command runs, a config file
+// it reads (.git/config can name programs for git to run) or a value that
+// only exists at run time can still do anything. What contains an
+// attacker is the kernel sandbox the workspace runs commands in.
 type Policy struct {
-	// Allow lists the command prefixes that run without asking. nil means
-	// DefaultAllow(); an empty, non-nil slice asks about everything.
+	// Allow lists the test-and-build command prefixes that run without
+	// asking when Sandboxed is set, matched word by word ("go test"
+	// matches "go test ./...", not "go testx"). nil means DefaultAllow();
+	// an empty, non-nil slice allows none. Without Sandboxed they are
+	// asked: a test runs the repository's own code.
 	Allow []string
 	// Deny lists the command prefixes that never run, even with Yes. nil
-	// means DefaultDeny(); an empty, non-nil slice denies nothing.
+	// means DefaultDeny(); an empty, non-nil slice denies nothing. An
+	// entry "A | B" denies a command starting with A that feeds one
+	// starting with B, through a pipe or a substitution.
 	Deny []string
-	// Ask is called for a command that neither list decides, and returns
-	// whether it may run. An error from Ask is a failure of the harness,
-	// and the shell tool returns it. nil refuses such commands.
+	// Ask is called for a command no rule decides, and returns whether it
+	// may run. An error from Ask is a failure of the harness, and the
+	// shell tool returns it. nil refuses such commands.
 	Ask func(ctx context.Context, command string) (bool, error)
 	// Yes allows every command the deny list does not refuse, without
 	// asking (loop run --yes).
 	Yes bool
+	// Sandboxed says that commands run in a kernel sandbox that confines
+	// their writes to the workspace; set by the workspace. It lets the
+	// Allow list run without asking.
+	Sandboxed bool
+	// Check is the user's own check command (loop run --check CMD). The
+	// same command, spaces around it aside, runs without asking once the
+	// deny list has passed it.
+	Check string
 }
 
 // Decision is a policy's answer about one command.
 type Decision struct {
 	Allowed bool
 	// Reason says which rule decided, for the model and the transcript:
-	// "allow list: go test", "deny list: sudo", "--yes", "asked: yes".
+	// "safe: ls, grep", "sandbox: go test", "the check command",
+	// "deny list: sudo", "--yes", "asked: yes", "asked: no".
 	Reason string
 }
+
+// The reasons of refusals that are not a rule's.
+const (
+	reasonUnparsed = "could not be parsed as bash; write it plainly"
+	reasonNoAsk    = "not on the allow list, and no one to ask"
+)
 
 var defaultAllow = []string{
 	"go test", "go build", "go vet", "go list", "go version", "go env", "gofmt -l", "gofmt -d",
 	"make test", "make check", "npm test", "npm run test", "pytest", "python -m pytest", "python3 -m pytest",
 	"cargo test", "cargo build", "cargo check", "mvn -q test", "mvn test", "gradle test", "./gradlew test",
-	"ls", "cat", "head", "tail", "wc", "grep", "rg", "sort", "uniq", "diff", "pwd", "echo", "cd", "tree", "which", "true",
-	"git status", "git diff", "git log", "git show", "git blame", "git grep", "git ls-files",
 }
 
 var defaultDeny = []string{
 	"sudo", "su", "doas", "pkexec",
-	"rm -rf /", "rm -rf /*", "rm -rf ~", "rm -rf ~/", "rm -rf ~/*", "rm -rf $HOME", "rm -rf ..", "rm -r /", "rm -r ~",
+	"rm -rf /", "rm -rf /*", "rm -rf ~", "rm -rf ~/*", "rm -rf $HOME", "rm -rf ..", "rm -r /", "rm -r ~",
+	"xargs rm -r", "xargs rm -rf",
+	"find / -delete", "find / -exec rm", "find ~ -delete", "find ~ -exec rm",
 	"curl | sh", "curl | bash", "curl | zsh", "curl | python", "curl | python3", "curl | perl",
+	"curl | source", "curl | .", "curl | eval",
 	"wget | sh", "wget | bash", "wget | zsh", "wget | python", "wget | python3", "wget | perl",
+	"wget | source", "wget | .", "wget | eval",
 	"git push", "mkfs", "shutdown", "reboot", "poweroff", "halt", "chmod -R 777 /", "chown -R",
 }
 
-// DefaultAllow is the allow list of the zero Policy: tests, builds and
-// checks (go test, go build, go vet, make test, npm test, pytest, cargo
-// test, mvn -q test, ...), commands that only read (ls, cat, head, tail,
-// wc, grep, diff, ...), cd, and the reading git commands (status, diff,
-// log, show, blame, grep, ls-files).
+// DefaultAllow is the allow list of the zero Policy: the tests, builds
+// and checks that run without asking in a sandbox (go test, go build, go
+// vet, go env without -w or -u, make test, npm test, pytest, cargo test,
+// mvn -q test, ...).
 func DefaultAllow() []string { return slices.Clone(defaultAllow) }
 
-// DefaultDeny is the deny list of the zero Policy: sudo and its kin, rm -rf
-// of / or the home directory or .., a download piped into a shell or an
-// interpreter (curl | sh, wget | bash, ...), git push, mkfs, shutdown and
-// reboot, chmod -R 777 / and chown -R.
+// DefaultDeny is the deny list of the zero Policy: sudo and its kin, rm
+// -rf of / or the home directory or .., xargs running rm -r on operands
+// no one can see, find deleting from / or the home directory, a download
+// fed to a shell or an interpreter (curl | sh, bash <(curl ...), sh -c
+// "$(wget ...)"), git push, mkfs, shutdown and reboot, chmod -R 777 / and
+// chown -R.
 func DefaultDeny() []string { return slices.Clone(defaultDeny) }
+
+// SafeCommands describes the commands that run without asking in a plain
+// command line, with the options that keep them from it.
+func SafeCommands() []string {
+	return append(slices.Clone(safeAlways),
+		"base64 (no -o)", "find (no -exec, -ok, -delete, -fprint)", "rg (no --pre, --hostname-bin, -z)",
+		"git status, log, diff, show, ls-files, blame, grep, branch listing (no -c, --output, --ext-diff, --textconv, -O)",
+		"sed -n Np", "sort (no -o)", "uniq (one file)", "diff", "tree (no -o)")
+}
 
 // Decide judges command. It returns an error only when Ask does.
 func (p Policy) Decide(ctx context.Context, command string) (Decision, error) {
-	pc := parseCommand(command)
-	if rule, ok := p.denied(pc); ok {
+	f, err := parseBash(command)
+	if err != nil {
+		if p.Yes {
+			return Decision{Reason: reasonUnparsed}, nil
+		}
+		return p.ask(ctx, command, reasonUnparsed)
+	}
+	r := wordReader{home: homeDir()}
+	if rule, ok := newDenyScan(p.DenyList(), r).file(f, 0); ok {
 		return Decision{Reason: "deny list: " + rule}, nil
 	}
 	if p.Yes {
 		return Decision{Allowed: true, Reason: "--yes"}, nil
 	}
-	if rules, ok := p.allowed(pc); ok {
-		return Decision{Allowed: true, Reason: "allow list: " + strings.Join(rules, ", ")}, nil
+	if cmds, ok := r.plainCommands(f); ok {
+		if reason, ok := p.autoRun(cmds); ok {
+			return Decision{Allowed: true, Reason: reason}, nil
+		}
 	}
+	if p.Check != "" && strings.TrimSpace(command) == strings.TrimSpace(p.Check) {
+		return Decision{Allowed: true, Reason: "the check command"}, nil
+	}
+	return p.ask(ctx, command, reasonNoAsk)
+}
+
+// ask asks the user, or refuses with noOne when no one can be asked.
+func (p Policy) ask(ctx context.Context, command, noOne string) (Decision, error) {
 	if p.Ask == nil {
-		return Decision{Reason: "not on the allow list, and no one to ask"}, nil
+		return Decision{Reason: noOne}, nil
 	}
 	ok, err := p.Ask(ctx, command)
 	if err != nil {
@@ -102,7 +158,68 @@ func (p Policy) Decide(ctx context.Context, command string) (Decision, error) {
 	return Decision{Reason: "asked: no"}, nil
 }
 
-// AllowList is the allow list in effect.
+// autoRun decides a plain command line: every command must be safe or,
+// with Sandboxed, on the allow list. The reason names the rules matched.
+func (p Policy) autoRun(cmds [][]string) (string, bool) {
+	var rules []string
+	sandbox := false
+	for _, words := range cmds {
+		rule, ok := safeCommand(words)
+		if !ok && p.Sandboxed {
+			rule, ok = p.buildRule(words)
+			sandbox = sandbox || ok
+		}
+		if !ok {
+			return "", false
+		}
+		if !slices.Contains(rules, rule) {
+			rules = append(rules, rule)
+		}
+	}
+	if sandbox {
+		return "sandbox: " + strings.Join(rules, ", "), true
+	}
+	return "safe: " + strings.Join(rules, ", "), true
+}
+
+// buildRule returns the allow-list prefix that words start with. go env
+// -w and -u never match: they change the user's settings for later runs.
+func (p Policy) buildRule(words []string) (string, bool) {
+	if hasWordPrefix(words, []string{"go", "env"}) && slices.ContainsFunc(words[2:], isGoEnvWrite) {
+		return "", false
+	}
+	for _, rule := range p.AllowList() {
+		if hasWordPrefix(words, strings.Fields(rule)) {
+			return rule, true
+		}
+	}
+	return "", false
+}
+
+// isGoEnvWrite matches go env's -w and -u flags, as Go's flag package
+// reads them (-w, --w, -w=true).
+func isGoEnvWrite(a string) bool {
+	if !strings.HasPrefix(a, "-") {
+		return false
+	}
+	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	return name == "w" || name == "u"
+}
+
+// hasWordPrefix reports whether words starts with prefix, word by word.
+func hasWordPrefix(words, prefix []string) bool {
+	return len(prefix) > 0 && len(words) >= len(prefix) && slices.Equal(words[:len(prefix)], prefix)
+}
+
+// homeDir is the directory ~ and $HOME stand for; "~" when unknown.
+func homeDir() string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		return home
+	}
+	return "~"
+}
+
+// AllowList is the allow list in effect: what Sandboxed lets run.
 func (p Policy) AllowList() []string {
 	if p.Allow == nil {
 		return DefaultAllow()
@@ -116,138 +233,4 @@ func (p Policy) DenyList() []string {
 		return DefaultDeny()
 	}
 	return slices.Clone(p.Deny)
-}
-
-// allowed reports whether every simple command of pc matches an allow
-// prefix, and which ones matched.
-func (p Policy) allowed(pc parsedCommand) ([]string, bool) {
-	if len(pc.cmds) == 0 || pc.substitution || pc.redirect {
-		return nil, false
-	}
-	allow := p.AllowList()
-	var rules []string
-	for _, c := range pc.cmds {
-		words := commandWords(c.words)
-		i := slices.IndexFunc(allow, func(rule string) bool { return hasWordPrefix(words, strings.Fields(rule)) })
-		if i < 0 {
-			return nil, false
-		}
-		if !slices.Contains(rules, allow[i]) {
-			rules = append(rules, allow[i])
-		}
-	}
-	return rules, true
-}
-
-// denied returns the first deny rule that pc matches.
-func (p Policy) denied(pc parsedCommand) (string, bool) {
-	words := make([][]string, len(pc.cmds))
-	var forms [][]string
-	for i, c := range pc.cmds {
-		words[i] = commandWords(c.words)
-		forms = append(forms, denyForms(words[i])...)
-	}
-	for _, rule := range p.DenyList() {
-		if left, right, ok := strings.Cut(rule, "|"); ok {
-			if pipes(pc, words, strings.Fields(left), strings.Fields(right)) {
-				return rule, true
-			}
-			continue
-		}
-		want := strings.Fields(rule)
-		for _, f := range forms {
-			if hasWordPrefix(f, want) {
-				return rule, true
-			}
-		}
-	}
-	return "", false
-}
-
-// pipes reports whether a command starting with left feeds, through one
-// or more |, a command starting with right. words are the commands'
-// words as commandWords gives them.
-func pipes(pc parsedCommand, words [][]string, left, right []string) bool {
-	feeds := false // whether cmds[i] feeds a right command
-	for i := len(pc.cmds) - 2; i >= 0; i-- {
-		feeds = pc.cmds[i].pipeNext && (feeds || hasWordPrefix(words[i+1], right))
-		if feeds && hasWordPrefix(words[i], left) {
-			return true
-		}
-	}
-	return false
-}
-
-// wrappers run the command that follows them.
-var wrappers = []string{"env", "command", "builtin", "exec", "nohup", "time", "nice", "timeout", "xargs", "stdbuf"}
-
-// commandWords drops leading assignments and wrappers (with their options
-// and numbers), and the directory of the command's name.
-func commandWords(words []string) []string {
-	wrapped := false
-	for len(words) > 0 {
-		w := words[0]
-		switch {
-		case isAssignment(w):
-		case slices.Contains(wrappers, path.Base(w)):
-			wrapped = true
-		case wrapped && (strings.HasPrefix(w, "-") || isDuration(w)):
-		default:
-			out := slices.Clone(words)
-			out[0] = path.Base(w)
-			return out
-		}
-		words = words[1:]
-	}
-	return nil
-}
-
-func isAssignment(w string) bool {
-	name, _, ok := strings.Cut(w, "=")
-	return ok && name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == "" && !isDigits(name[:1])
-}
-
-// isDuration matches the numbers wrappers take: 10, 2.5, 30s, 1m.
-func isDuration(w string) bool {
-	return isDigits(strings.TrimRight(strings.Replace(w, ".", "", 1), "smhd"))
-}
-
-// denyForms is the forms a command is checked in against the deny list:
-// itself, and for rm one normalised form per operand ("rm -rf OP").
-func denyForms(words []string) [][]string {
-	if len(words) == 0 || words[0] != "rm" {
-		return [][]string{words}
-	}
-	var recursive, force, flagsDone bool
-	var operands []string
-	for _, w := range words[1:] {
-		switch {
-		case flagsDone || !strings.HasPrefix(w, "-") || w == "-":
-			operands = append(operands, w)
-		case w == "--":
-			flagsDone = true
-		case w == "--recursive":
-			recursive = true
-		case w == "--force":
-			force = true
-		case !strings.HasPrefix(w, "--"):
-			recursive = recursive || strings.ContainsAny(w, "rR")
-			force = force || strings.Contains(w, "f")
-		}
-	}
-	flag := map[[2]bool]string{{true, true}: "-rf", {true, false}: "-r", {false, true}: "-f"}[[2]bool{recursive, force}]
-	forms := [][]string{words}
-	for _, op := range operands {
-		form := []string{"rm"}
-		if flag != "" {
-			form = append(form, flag)
-		}
-		forms = append(forms, append(form, op))
-	}
-	return forms
-}
-
-// hasWordPrefix reports whether words starts with prefix, word by word.
-func hasWordPrefix(words, prefix []string) bool {
-	return len(prefix) > 0 && len(words) >= len(prefix) && slices.Equal(words[:len(prefix)], prefix)
 }

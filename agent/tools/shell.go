@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 )
@@ -85,35 +84,24 @@ func (Shell) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Resu
 
 // refusal tells the model why a command did not run and what would.
 func refusal(ws *Workspace, command string, d Decision) Result {
+	p := ws.cfg.Policy
 	var msg string
 	switch {
 	case strings.HasPrefix(d.Reason, "deny list: "):
 		msg = fmt.Sprintf("refused: %q matches the deny list (%s) and never runs; do not try it again", command, strings.TrimPrefix(d.Reason, "deny list: "))
 	case d.Reason == "asked: no":
 		msg = fmt.Sprintf("refused: the user did not allow %q; choose another way or ask the user", command)
+	case d.Reason == reasonUnparsed:
+		msg = fmt.Sprintf("refused: %q %s", command, reasonUnparsed)
 	default:
-		msg = fmt.Sprintf("refused: %q needs the user's approval, which this run cannot ask for. Commands that run without approval start with: %s (no $( ), backticks or > to a file)",
-			command, strings.Join(ws.cfg.Policy.AllowList(), ", "))
+		runs := "plain read-only commands (ls, cat, grep, git status/diff/log, ...; no $, backticks, redirection or assignments)"
+		if p.Sandboxed {
+			runs += "; tests and builds: " + strings.Join(p.AllowList(), ", ")
+		}
+		if p.Check != "" {
+			runs += fmt.Sprintf("; the check command %q", p.Check)
+		}
+		msg = fmt.Sprintf("refused: %q needs the user's approval, which this run cannot ask for. What runs without approval: %s", command, runs)
 	}
 	return Result{Content: ShellName + ": " + msg, IsError: true, ExitCode: -1}
-}
-
-// commandResult is what the model reads about a finished command.
-func commandResult(ws *Workspace, out *capture, state *os.ProcessState, stopped string) Result {
-	header := fmt.Sprintf("exit code %d", state.ExitCode())
-	r := Result{ExitCode: state.ExitCode()}
-	if state.ExitCode() < 0 {
-		header = "exit code -1 (" + state.String() + ")" // a signal from elsewhere
-	}
-	if stopped != "" {
-		header = stopped + "; the command and its child processes were killed"
-		r = Result{IsError: true, ExitCode: -1}
-	}
-	text := out.Text(ws.cfg.HeadLines, ws.cfg.TailLines, max(ws.cfg.ResultChars-len(header)-1, 64))
-	if out.total == 0 {
-		text = "(no output)"
-	}
-	text = strings.TrimSuffix(text, "\n")
-	r.Content = header + "\n" + text
-	return r
 }

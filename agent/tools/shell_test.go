@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/loopagent/loop/agent/sandbox"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,8 +36,8 @@ func TestShell(t *testing.T) {
 		{name: "allowed by default", args: `{"command": "ls"}`, want: Result{Content: "exit code 0\nmarker.txt"}},
 		{name: "denied", cfg: yes, args: `{"command": "sudo ls"}`, want: Result{IsError: true, ExitCode: -1,
 			Content: `shell: refused: "sudo ls" matches the deny list (sudo) and never runs; do not try it again`}},
-		{name: "no one to ask", cfg: Config{Policy: Policy{Allow: []string{"go test", "ls"}}}, args: `{"command": "make"}`, want: Result{IsError: true, ExitCode: -1,
-			Content: `shell: refused: "make" needs the user's approval, which this run cannot ask for. Commands that run without approval start with: go test, ls (no $( ), backticks or > to a file)`}},
+		{name: "no one to ask", cfg: Config{Policy: Policy{Allow: []string{"go test", "go vet"}}, Sandbox: sandbox.Spec{Off: true}}, args: `{"command": "make"}`, want: Result{IsError: true, ExitCode: -1,
+			Content: `shell: refused: "make" needs the user's approval, which this run cannot ask for. What runs without approval: plain read-only commands (ls, cat, grep, git status/diff/log, ...; no $, backticks, redirection or assignments)`}},
 		{name: "user said no", cfg: Config{Policy: Policy{Ask: func(context.Context, string) (bool, error) { return false, nil }}}, args: `{"command": "make"}`,
 			want: Result{IsError: true, ExitCode: -1, Content: `shell: refused: the user did not allow "make"; choose another way or ask the user`}},
 		{name: "user said yes", cfg: Config{Policy: Policy{Ask: func(context.Context, string) (bool, error) { return true, nil }}}, args: `{"command": "printf asked"}`,
