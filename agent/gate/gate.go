@@ -14,14 +14,17 @@
 //	switch g.Answer() { case gate.Accept: ...; case gate.Ask: ...; case gate.Unverified: ... }
 //
 // DetectCheck finds the workspace's check command the way a developer
-// would: go test, make test, npm test, pytest, mvn or cargo.
+// would: go test, make test, npm test, pytest, mvn or cargo. It reads the
+// workspace's files through package confined, so a hostile Makefile (a
+// FIFO, a link to /dev/zero) is skipped instead of hanging the start.
 package gate
 
 import (
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/loopagent/loop/agent/confined"
 )
 
 // Step is one executed tool call, as the gate sees it.
@@ -161,17 +164,33 @@ func (g *Gate) IsCheck(command string) bool {
 	return checkCommands.MatchString(c)
 }
 
+// manifestLimit is the largest Makefile or package.json DetectCheck
+// reads, 1 MiB; a larger one does not count.
+const manifestLimit = 1 << 20
+
 // DetectCheck returns the check command of the workspace at root: go test
 // for a Go module, make test for a Makefile with a test target, npm test
 // for a package.json with a test script, pytest for Python projects, mvn
 // for Maven and cargo for Rust; "" when it finds none.
+//
+// The workspace may be a hostile repository, and this runs before the
+// first step, so files are looked at as the tools look at them
+// (package confined): beneath root, never through a link that leads out,
+// only regular files read, at most manifestLimit bytes. A Makefile that is
+// a FIFO, a link to /dev/zero or a gigabyte does not count, and costs
+// neither a hang nor the memory.
 func DetectCheck(root string) string {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
 	has := func(name string) bool {
-		_, err := os.Stat(filepath.Join(root, name))
+		_, err := r.Stat(name)
 		return err == nil
 	}
 	contains := func(name string, re *regexp.Regexp) bool {
-		b, err := os.ReadFile(filepath.Join(root, name))
+		b, err := confined.ReadFileIn(r, name, manifestLimit)
 		return err == nil && re.Match(b)
 	}
 	switch {

@@ -23,11 +23,17 @@ package instructions
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
+
+	"github.com/loopagent/loop/agent/confined"
 )
 
 // Names are the instruction files tried in each directory, in order.
@@ -35,6 +41,10 @@ var Names = []string{"AGENTS.md", "CLAUDE.md", "CRUSH.md", "GEMINI.md", ".cursor
 
 // DefaultMaxChars caps one file.
 const DefaultMaxChars = 16_000
+
+// MaxBytes is the most of one file read, 1 MiB: a bound on what a
+// hostile repository's file costs, far above DefaultMaxChars.
+const MaxBytes = 1 << 20
 
 // Config chooses what is loaded. The zero value loads Names, no global
 // file, each file cut at DefaultMaxChars.
@@ -46,7 +56,7 @@ type Config struct {
 	// ~/.config/loop/AGENTS.md); a missing one is skipped.
 	Global []string
 	// MaxChars cuts a longer file, with a note; 0 means DefaultMaxChars,
-	// negative means no cap.
+	// negative means no cap but MaxBytes, which always holds.
 	MaxChars int
 }
 
@@ -68,6 +78,12 @@ var ErrOutside = errors.New("not inside the workspace")
 // Load returns the global files, then the instruction files from
 // workspace down to dir, one per directory. Links are followed only to
 // files inside the workspace.
+//
+// The workspace may be a hostile repository: its files are opened as the
+// tools open them (package confined), beneath the workspace root, never
+// through a link that leads out, and only regular files are read, so a
+// FIFO named AGENTS.md is skipped instead of blocking the start, and a
+// file is read only as far as the cut needs.
 func Load(workspace, dir string, cfg Config) ([]File, error) {
 	root, err := realDir(workspace)
 	if err != nil {
@@ -83,7 +99,7 @@ func Load(workspace, dir string, cfg Config) ([]File, error) {
 	}
 	var files []File
 	for _, g := range cfg.Global {
-		f, ok, err := readFile(g, g, cfg)
+		f, ok, err := readGlobal(g, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -91,8 +107,13 @@ func Load(workspace, dir string, cfg Config) ([]File, error) {
 			files = append(files, f)
 		}
 	}
-	for _, d := range chain(root, rel) {
-		f, ok, err := first(root, d, cfg)
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, &fs.PathError{Op: "load instructions", Path: workspace, Err: err}
+	}
+	defer r.Close()
+	for _, d := range chain(rel) {
+		f, ok, err := first(r, d, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -103,70 +124,126 @@ func Load(workspace, dir string, cfg Config) ([]File, error) {
 	return files, nil
 }
 
-// chain lists the directories from root down to root/rel.
-func chain(root, rel string) []string {
-	dirs := []string{root}
+// chain lists the directories from the root down to rel, relative to the
+// root with slashes: ".", "a", "a/b".
+func chain(rel string) []string {
+	dirs := []string{"."}
 	if rel == "." {
 		return dirs
 	}
-	d := root
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		d = filepath.Join(d, part)
+	d := "."
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		d = path.Join(d, part)
 		dirs = append(dirs, d)
 	}
 	return dirs
 }
 
-// first loads the first of the names that exists in dir.
-func first(root, dir string, cfg Config) (File, bool, error) {
+// first loads the first of the names that is a regular file in dir, a
+// directory relative to r. A name that is missing, a link that leads out
+// of the workspace, a directory or a FIFO is passed over. A link is
+// resolved by name first, so that one inside the workspace is followed
+// even when absolute, which os.Root alone refuses; the file is then
+// opened beneath r, which refuses to leave the root whatever changed.
+func first(r *os.Root, dir string, cfg Config) (File, bool, error) {
 	names := cfg.Names
 	if names == nil {
 		names = Names
 	}
 	for _, name := range names {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		real, err := filepath.EvalSymlinks(path)
-		if errors.Is(err, fs.ErrNotExist) {
+		heading := path.Join(dir, name)
+		real, err := filepath.EvalSymlinks(filepath.Join(r.Name(), filepath.FromSlash(heading)))
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			continue
 		}
 		if err != nil {
-			return File{}, false, &fs.PathError{Op: "load instructions", Path: path, Err: err}
+			return File{}, false, &fs.PathError{Op: "load instructions", Path: heading, Err: err}
 		}
-		if rel, err := filepath.Rel(root, real); err != nil || !local(rel) {
+		rel, err := filepath.Rel(r.Name(), real)
+		if err != nil || !local(rel) {
 			continue // a link that leads out of the workspace
 		}
-		heading, _ := filepath.Rel(root, path)
-		f, ok, err := readFile(real, filepath.ToSlash(heading), cfg)
-		if err != nil || ok {
-			return f, ok, err
+		f, info, err := confined.Open(r, filepath.ToSlash(rel))
+		switch {
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, confined.ErrOutside), errors.Is(err, confined.ErrNotRegular):
+			continue
+		case err != nil:
+			return File{}, false, &fs.PathError{Op: "load instructions", Path: heading, Err: err}
 		}
+		file, err := readText(f, info.Size(), heading, cfg)
+		f.Close()
+		return file, err == nil, err
 	}
 	return File{}, false, nil
 }
 
-// readFile reads a regular file; ok is false when there is none.
-func readFile(path, heading string, cfg Config) (File, bool, error) {
-	info, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && !info.Mode().IsRegular() {
+// readGlobal reads a global file, the user's own, wherever its links
+// lead; ok is false when there is none, or it is not a regular file.
+func readGlobal(name string, cfg Config) (File, bool, error) {
+	real, err := filepath.EvalSymlinks(name)
+	if errors.Is(err, fs.ErrNotExist) {
 		return File{}, false, nil
 	}
 	if err != nil {
-		return File{}, false, &fs.PathError{Op: "load instructions", Path: path, Err: err}
+		return File{}, false, &fs.PathError{Op: "load instructions", Path: name, Err: err}
 	}
-	b, err := os.ReadFile(path)
+	r, err := os.OpenRoot(filepath.Dir(real))
 	if err != nil {
-		return File{}, false, &fs.PathError{Op: "load instructions", Path: path, Err: err}
+		return File{}, false, &fs.PathError{Op: "load instructions", Path: name, Err: err}
 	}
-	f := File{Path: heading, Text: strings.ToValidUTF8(string(b), "\uFFFD")}
-	max := cfg.MaxChars
-	if max == 0 {
-		max = DefaultMaxChars
+	defer r.Close()
+	f, info, err := confined.Open(r, filepath.Base(real))
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, confined.ErrNotRegular):
+		return File{}, false, nil
+	case err != nil:
+		return File{}, false, &fs.PathError{Op: "load instructions", Path: name, Err: err}
 	}
-	if n := utf8.RuneCountInString(f.Text); max > 0 && n > max {
-		f.Cut = n - max
-		f.Text = string([]rune(f.Text)[:max]) + fmt.Sprintf("\n[%d chars cut from %s]", f.Cut, heading)
+	defer f.Close()
+	file, err := readText(f, info.Size(), name, cfg)
+	return file, err == nil, err
+}
+
+// readText reads an instruction file of size bytes, at most MaxBytes of
+// it, and cuts it at MaxChars with a note. Bytes past MaxBytes, never
+// read, count one character each in Cut.
+func readText(f io.Reader, size int64, heading string, cfg Config) (File, error) {
+	maxChars := cfg.MaxChars
+	if maxChars == 0 {
+		maxChars = DefaultMaxChars
 	}
-	return f, true, nil
+	b, err := io.ReadAll(io.LimitReader(f, MaxBytes))
+	if err != nil {
+		return File{}, &fs.PathError{Op: "load instructions", Path: heading, Err: err}
+	}
+	unread := int(min(max(size-int64(len(b)), 0), math.MaxInt))
+	if unread > 0 {
+		b = b[:fullRunes(b)]
+	}
+	text := strings.ToValidUTF8(string(b), "\uFFFD")
+	n := utf8.RuneCountInString(text)
+	keep := n
+	if maxChars > 0 {
+		keep = min(n, maxChars)
+	}
+	file := File{Path: heading, Text: text}
+	if file.Cut = n - keep + unread; file.Cut > 0 {
+		file.Text = string([]rune(text)[:keep]) + fmt.Sprintf("\n[%d chars cut from %s]", file.Cut, heading)
+	}
+	return file, nil
+}
+
+// fullRunes is the length of b without a character cut off at its end.
+func fullRunes(b []byte) int {
+	for i := len(b) - 1; i >= max(len(b)-utf8.UTFMax, 0); i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return len(b)
+			}
+			return i
+		}
+	}
+	return len(b)
 }
 
 // realDir returns dir absolute, its links resolved.

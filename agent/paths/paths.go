@@ -21,7 +21,6 @@ package paths
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -122,23 +121,17 @@ func withTexts(orig, narrowed json.RawMessage, text, file string, files []string
 
 // texts returns the text of each file of read that exists (in files), is
 // UTF-8 and holds at most MaxTextBytes, with \r\n read as \n (edit_file
-// forgives \n against \r\n).
+// forgives \n against \r\n). The files are read as the tools read them
+// (Workspace.ReadFile): beneath the root, regular files only, and never
+// more than MaxTextBytes of one.
 func texts(ws *tools.Workspace, read, files []string) map[string]string {
 	out := map[string]string{}
 	for _, f := range read {
 		if _, seen := out[f]; seen || !slices.Contains(files, f) {
 			continue
 		}
-		abs, err := ws.Resolve(f)
-		if err != nil {
-			continue
-		}
-		info, err := os.Stat(abs)
-		if err != nil || info.Size() == 0 || info.Size() > MaxTextBytes {
-			continue
-		}
-		b, err := os.ReadFile(abs)
-		if err != nil || !utf8.Valid(b) {
+		b, err := ws.ReadFile(f, MaxTextBytes)
+		if err != nil || len(b) == 0 || !utf8.Valid(b) {
 			continue
 		}
 		out[f] = strings.ReplaceAll(string(b), "\r\n", "\n")

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loopagent/loop/agent/confined"
 )
 
 // Counter counts tokens; the agent gives the model's tokenizer.
@@ -56,37 +58,43 @@ type Map struct {
 
 // Scan reads the source files under dir, skipping hidden directories,
 // SkipDirs, links and large files, and builds their map.
+//
+// dir may be a hostile repository: the walk and the reads go through
+// package confined, beneath dir, opening directories and regular files
+// only, so a FIFO, a device or a link out of dir is skipped, and a file
+// that grew past MaxFileBytes after the walk saw it is not read whole.
 func Scan(dir string, opt Options) (*Map, error) {
 	max := opt.MaxFileBytes
 	if max == 0 {
 		max = DefaultMaxFileBytes
 	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, &fs.PathError{Op: "scan", Path: dir, Err: err}
+	}
+	defer r.Close()
 	var files []File
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(confined.FS(r), ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if path == dir {
+			if path == "." {
 				return err
 			}
 			return nil // an unreadable entry is left out of the map
 		}
 		if d.IsDir() {
-			if path != dir && (strings.HasPrefix(d.Name(), ".") || slices.Contains(SkipDirs, d.Name())) {
-				return filepath.SkipDir
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || slices.Contains(SkipDirs, d.Name())) {
+				return fs.SkipDir
 			}
 			return nil
 		}
 		if !d.Type().IsRegular() || Language(path) == "" {
 			return nil
 		}
-		if info, err := d.Info(); err != nil || info.Size() > int64(max) {
-			return nil
-		}
-		src, err := os.ReadFile(path)
+		src, err := confined.ReadFileIn(r, path, int64(max))
 		if err != nil || !utf8.Valid(src) {
 			return nil
 		}
-		rel, _ := filepath.Rel(dir, path)
-		if f, ok := Extract(rel, src); ok {
+		if f, ok := Extract(filepath.FromSlash(path), src); ok {
 			files = append(files, f)
 		}
 		return nil

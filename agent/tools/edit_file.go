@@ -5,10 +5,12 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
+
+	"github.com/loopagent/loop/agent/confined"
 )
 
 // EditFileName is the name of the edit_file tool.
@@ -33,6 +35,11 @@ const editFileSchema = `{"type": "object", "properties": {
 // maxQuoted is how many lines a failed edit quotes per place.
 const maxQuoted = 12
 
+// editMaxBytes is the largest file edit_file edits, 4 MiB: source files
+// are far smaller, and a file read whole into memory, searched and
+// written again must have a bound. A larger file is for shell tools.
+const editMaxBytes = 4 << 20
+
 // EditFile is the edit_file tool: an exact replacement of text that occurs
 // once (the edit format of seed 000 Example 7). On success it shows the
 // new lines, numbered as read_file numbers them. When old_string is not
@@ -45,6 +52,11 @@ const maxQuoted = 12
 // "N| " line numbers (when every line has one, they are removed from both
 // strings), and \n line ends against a file written with \r\n. Schema
 // aside, an empty new_string deletes old_string.
+//
+// Only a regular file of at most 4 MiB is edited. The edited file replaces
+// the old one by a rename (confined.WriteFile), keeping its mode: a hard
+// link is not written through, and a symlink to a file inside the
+// workspace is left a link while its target is edited.
 type EditFile struct{}
 
 func (EditFile) Name() string            { return EditFileName }
@@ -69,22 +81,10 @@ func (EditFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (R
 	if p.OldString == p.NewString {
 		return errorResult("%s: old_string and new_string are the same; there is nothing to change", EditFileName), nil
 	}
-	abs, r, ok := ws.resolveResult(EditFileName, p.Path)
+	content, rel, r, ok := readForEdit(ws, p.Path)
 	if !ok {
 		return r, nil
 	}
-	rel := ws.Rel(abs)
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return errorResult("%s: %s: no such file; write_file creates a file", EditFileName, rel), nil
-		}
-		return describePathError(EditFileName, rel, err), nil
-	}
-	if bytes.IndexByte(data, 0) >= 0 {
-		return errorResult("%s: %s is a binary file", EditFileName, rel), nil
-	}
-	content := string(data)
 	old, repl := matchForm(content, p.OldString, p.NewString)
 	switch n := strings.Count(content, old); n {
 	case 0:
@@ -95,10 +95,32 @@ func (EditFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (R
 	}
 	at := strings.Index(content, old)
 	edited := content[:at] + repl + content[at+len(old):]
-	if err := os.WriteFile(abs, []byte(edited), 0o644); err != nil {
-		return describePathError(EditFileName, rel, err), nil
+	if _, r, ok := ws.writeRel(EditFileName, rel, []byte(edited)); !ok {
+		return r, nil
 	}
 	return Result{Content: showEdit(rel, edited, at, repl), Changed: []string{rel}}, nil
+}
+
+// readForEdit reads the file to edit: a regular text file of at most
+// editMaxBytes, or the result that says why not.
+func readForEdit(ws *Workspace, name string) (content, rel string, r Result, ok bool) {
+	f, info, rel, r, ok := ws.openRead(EditFileName, name)
+	if !ok {
+		return "", rel, r, false
+	}
+	defer f.Close()
+	data, err := confined.ReadAll(f, rel, info.Size(), editMaxBytes)
+	if errors.Is(err, confined.ErrTooLarge) {
+		return "", rel, errorResult("%s: %s is %.1f MiB, over edit_file's limit of %d MiB; change it with a shell command (sed, awk or a script)",
+			EditFileName, rel, float64(max(info.Size(), editMaxBytes+1))/(1<<20), editMaxBytes>>20), false
+	}
+	if err != nil {
+		return "", rel, describePathError(EditFileName, rel, err), false
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return "", rel, errorResult("%s: %s is a binary file", EditFileName, rel), false
+	}
+	return string(data), rel, Result{}, true
 }
 
 // lineNumberPrefix is read_file's "N| " at the start of a line.
@@ -152,15 +174,24 @@ func notFound(rel, content, old string) Result {
 	return Result{Content: b.String(), IsError: true}
 }
 
-// ambiguous quotes the first places old occurs in content.
+// maxPlaces is how many places of an ambiguous old_string are named.
+const maxPlaces = 20
+
+// ambiguous quotes the first places old occurs in content, n times in all.
 func ambiguous(rel, content, old string, n int) Result {
-	var at []int // line numbers, from 1
+	var at []int // line numbers, from 1, of the first maxPlaces places
 	var names []string
-	for off := 0; len(at) < n; {
+	line, counted := 1, 0 // the line number of content[counted]
+	for off := 0; len(at) < min(n, maxPlaces); {
 		i := off + strings.Index(content[off:], old)
-		at = append(at, strings.Count(content[:i], "\n")+1)
-		names = append(names, fmt.Sprint(at[len(at)-1]))
+		line += strings.Count(content[counted:i], "\n")
+		counted = i
+		at = append(at, line)
+		names = append(names, fmt.Sprint(line))
 		off = i + len(old)
+	}
+	if n > maxPlaces {
+		names = append(names, fmt.Sprintf("and %d more", n-maxPlaces))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: old_string occurs %d times in %s, at lines %s; it must occur once. Add neighbouring lines to old_string to pick one place:\n",

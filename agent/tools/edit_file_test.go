@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -176,5 +177,71 @@ func TestNearestLines(t *testing.T) {
 				t.Errorf("nearestLines(%q) = %+v, want %+v", tt.want, got, tt.near)
 			}
 		})
+	}
+}
+
+// TestEditFileLimits: a file over editMaxBytes is refused unread, with
+// the way to go on; an old_string found many times names the first
+// places only; a long line's similar-line search compares its start.
+func TestEditFileLimits(t *testing.T) {
+	many := strings.Repeat("x := 1\n", 30)
+	tests := []struct {
+		name  string
+		files map[string]string
+		args  string
+		want  Result
+	}{
+		{
+			name:  "over the limit",
+			files: map[string]string{"big.txt": strings.Repeat("line\n", editMaxBytes/5+1)},
+			args:  `{"path": "big.txt", "old_string": "line", "new_string": "x"}`,
+			want:  Result{IsError: true, Content: "edit_file: big.txt is 4.0 MiB, over edit_file's limit of 4 MiB; change it with a shell command (sed, awk or a script)"},
+		},
+		{
+			name:  "many places",
+			files: map[string]string{"a.go": many},
+			args:  `{"path": "a.go", "old_string": "x := 1", "new_string": "x := 2"}`,
+			want: Result{IsError: true, Content: "edit_file: old_string occurs 30 times in a.go, at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, and 10 more; " +
+				"it must occur once. Add neighbouring lines to old_string to pick one place:\n1| x := 1\n2| x := 1\n--\n1| x := 1\n2| x := 1\n3| x := 1\n--\n2| x := 1\n3| x := 1\n4| x := 1"},
+		},
+		{
+			name:  "long line",
+			files: map[string]string{"min.js": "var a=" + strings.Repeat("b", 3<<20) + ";\n"},
+			args:  `{"path": "min.js", "old_string": "var a=` + strings.Repeat("b", 200) + `c", "new_string": "x"}`,
+			want: Result{IsError: true, Content: "edit_file: old_string was not found in min.js. The most similar lines (89% alike) are:\n" +
+				"1| var a=" + strings.Repeat("b", 494) + fmt.Sprintf(" [%d chars cut]", 3<<20-494+1) + "\nCopy the text exactly, without the line numbers, and try again."},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, tt.files, Config{})
+			got := call(t, EditFile{}, ws, tt.args)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("edit_file(%s) mismatch (-want +got):\n%s", tt.args, diff)
+			}
+		})
+	}
+}
+
+// TestBigramsBounded: a line is compared by its first similarBytes only,
+// so a search over lines of megabytes costs what one over short lines
+// does.
+func TestBigramsBounded(t *testing.T) {
+	long := strings.Repeat("ab", 1<<20)
+	if n := len(appendBigrams(nil, long)); n != similarBytes-1 {
+		t.Errorf("bigrams of a 2 MB line: %d, want %d", n, similarBytes-1)
+	}
+	if n := len(appendBigrams(nil, strings.Repeat("é", 200))); n > similarBytes {
+		t.Errorf("bigrams of 200 é: %d, want at most %d", n, similarBytes)
+	}
+}
+
+// BenchmarkEditFileNotFound searches the worst file under editMaxBytes
+// for the nearest lines: 2M lines of one character.
+func BenchmarkEditFileNotFound(b *testing.B) {
+	ws := newWorkspace(b, map[string]string{"a.txt": strings.Repeat("a\n", editMaxBytes/2)}, Config{})
+	b.ReportAllocs()
+	for b.Loop() {
+		call(b, EditFile{}, ws, `{"path": "a.txt", "old_string": "no such text", "new_string": "x"}`)
 	}
 }

@@ -1,10 +1,13 @@
 package tools
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loopagent/loop/agent/confined"
 )
 
 // TestEscapesAreResults runs every file tool on paths that leave the
@@ -21,12 +24,16 @@ func TestEscapesAreResults(t *testing.T) {
 		{"read absolute", ReadFile{}, `{"path": "` + filepath.Join(outside, "secret.txt") + `"}`},
 		{"read symlink", ReadFile{}, `{"path": "secret-link"}`},
 		{"read symlinked dir", ReadFile{}, `{"path": "out/secret.txt"}`},
+		{"read relative symlinked dir", ReadFile{}, `{"path": "rel-out/secret.txt"}`},
 		{"edit symlink", EditFile{}, `{"path": "secret-link", "old_string": "secret", "new_string": "owned"}`},
+		{"edit symlinked dir", EditFile{}, `{"path": "out/secret.txt", "old_string": "secret", "new_string": "owned"}`},
+		{"write symlink", WriteFile{}, `{"path": "secret-link", "content": "owned"}`},
 		{"write dotdot", WriteFile{}, `{"path": "../outside/new.txt", "content": "x"}`},
 		{"write symlinked dir", WriteFile{}, `{"path": "out/new.txt", "content": "x"}`},
 		{"write dangling", WriteFile{}, `{"path": "dangling", "content": "x"}`},
 		{"grep dotdot", Grep{}, `{"pattern": "secret", "path": ".."}`},
 		{"grep symlinked dir", Grep{}, `{"pattern": "secret", "path": "out"}`},
+		{"grep symlink", Grep{}, `{"pattern": "secret", "path": "secret-link"}`},
 		{"list dotdot", ListFiles{}, `{"pattern": "../outside/*"}`},
 		{"list absolute", ListFiles{}, `{"pattern": "` + outside + `/*"}`},
 		{"list symlinked dir", ListFiles{}, `{"pattern": "out/*"}`},
@@ -62,5 +69,32 @@ func TestWalksDoNotFollowLinksOut(t *testing.T) {
 	r = call(t, ListFiles{}, ws, `{"pattern": "**"}`)
 	if strings.Contains(r.Content, "secret.txt") {
 		t.Errorf("list_files ** = %q, lists a file outside", r.Content)
+	}
+}
+
+// TestWorkspaceReadFile: the harness's reads of workspace files
+// (agent/paths) are confined as the tools' are.
+func TestWorkspaceReadFile(t *testing.T) {
+	ws, _ := escapeWorkspace(t)
+	tests := []struct {
+		name, path string
+		limit      int64
+		want       string
+		err        error
+	}{
+		{name: "file", path: "real/inner.txt", want: "inner\n"},
+		{name: "link inside", path: "in-link/inner.txt", want: "inner\n"},
+		{name: "over the limit", path: "real/inner.txt", limit: 3, err: confined.ErrTooLarge},
+		{name: "directory", path: "real", err: confined.ErrNotRegular},
+		{name: "link outside", path: "secret-link", err: ErrOutside},
+		{name: "dotdot", path: "../outside/secret.txt", err: ErrOutside},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ws.ReadFile(tt.path, tt.limit)
+			if string(got) != tt.want || !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
+				t.Errorf("ReadFile(%q, %d) = %q, %v; want %q, %v", tt.path, tt.limit, got, err, tt.want, tt.err)
+			}
+		})
 	}
 }

@@ -3,8 +3,10 @@ package tools
 import (
 	"context"
 	"io/fs"
-	"path/filepath"
+	"os"
 	"slices"
+
+	"github.com/loopagent/loop/agent/confined"
 )
 
 // FileArgs is implemented by a tool whose arguments name files that must
@@ -47,35 +49,64 @@ func (s *Set) ExistingFileArgs(name string) []string {
 }
 
 // Files lists the workspace's files, relative to the root with forward
-// slashes, sorted: regular files and symlinks, outside the directories
-// that list_files and grep skip (.git, node_modules, ...). A directory it
-// cannot read is left out. complete is false, and the list cut, when the
-// workspace has more than limit files; the walk then stops there.
+// slashes, sorted: regular files, and symlinks to regular files inside
+// the workspace, outside the directories that list_files and grep skip
+// (.git, node_modules, ...). The walk stays beneath the root and opens
+// directories only (confined.FS). complete is false, and the list cut,
+// when the workspace has more than limit files (the walk then stops
+// there) or when a directory below the root could not be read; a root
+// that cannot be read is an error.
 func (w *Workspace) Files(ctx context.Context, limit int) (files []string, complete bool, err error) {
+	r, err := w.openRoot()
+	if err != nil {
+		return nil, false, err
+	}
+	defer r.Close()
 	complete = true
-	err = filepath.WalkDir(w.root, func(name string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(confined.FS(r), ".", func(name string, d fs.DirEntry, err error) error {
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case err != nil && d != nil && d.IsDir():
-			return filepath.SkipDir
-		case err != nil || name == w.root:
+		case err != nil && name == ".":
+			return err
+		case err != nil:
+			complete = false
+			return nil
+		case name == ".":
 			return nil
 		case d.IsDir() && skipDir(d.Name()):
-			return filepath.SkipDir
-		case d.IsDir():
+			return fs.SkipDir
+		case d.IsDir() || !w.isFile(r, name, d):
 			return nil
 		}
 		if len(files) == limit {
 			complete = false
-			return filepath.SkipAll
+			return fs.SkipAll
 		}
-		files = append(files, w.Rel(name))
+		files = append(files, name)
 		return nil
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, false, &Error{Op: "list files", Path: w.root, Err: err}
 	}
 	slices.Sort(files)
 	return files, complete, nil
+}
+
+// isFile reports whether the walk's entry name is a file read_file can
+// read: a regular file, or a symlink that Resolve follows to one inside
+// the root. FIFOs, sockets and devices are not.
+func (w *Workspace) isFile(r *os.Root, name string, d fs.DirEntry) bool {
+	if d.Type().IsRegular() {
+		return true
+	}
+	if d.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	abs, err := w.Resolve(name)
+	if err != nil {
+		return false
+	}
+	info, err := r.Stat(w.Rel(abs))
+	return err == nil && info.Mode().IsRegular()
 }

@@ -5,12 +5,14 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/loopagent/loop/agent/confined"
 )
 
 // GrepName is the name of the grep tool.
@@ -35,15 +37,21 @@ const (
 	grepMaxFile = 8 << 20
 	// grepMaxLine is the longest matching line grep shows.
 	grepMaxLine = 200
+	// grepLineBytes is how much of a line grep searches: a line of
+	// minified code can be megabytes long, and only its first 64 KiB is
+	// held and matched.
+	grepLineBytes = 64 << 10
 )
 
 // Grep is the grep tool: Go regular expressions (RE2, so no
 // backreferences) over the files under path, in lexical order, one line
 // "path:N: text" per matching line. It skips binary files, files over
-// 8 MiB, symlinks and the directories of skipDirs (.git, node_modules,
-// ...) unless path is inside them. It shows at most the workspace's
-// MaxMatches lines within ResultChars, each cut at 200 bytes, and then
-// says how many more matched.
+// 8 MiB, symlinks, FIFOs, sockets and devices, and the directories of
+// skipDirs (.git, node_modules, ...) unless path is inside them; it
+// searches the first 64 KiB of a longer line. It shows at most the
+// workspace's MaxMatches lines within ResultChars, each cut at 200 bytes,
+// and then says how many more matched. A directory it cannot read is
+// named at the end.
 type Grep struct{}
 
 func (Grep) Name() string            { return GrepName }
@@ -66,71 +74,74 @@ func (Grep) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Resul
 	if p.Path == "" {
 		p.Path = "."
 	}
-	start, r, ok := ws.resolveResult(GrepName, p.Path)
+	abs, r, ok := ws.resolveResult(GrepName, p.Path)
 	if !ok {
 		return r, nil
 	}
-	g := &grepRun{ws: ws, re: re}
-	err = filepath.WalkDir(start, func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable: skip it
-		}
-		if ctx.Err() != nil {
+	root, err := ws.openRoot()
+	if err != nil {
+		return rootUnreadable(GrepName, err), nil
+	}
+	defer root.Close()
+	start := ws.Rel(abs)
+	g := &grepRun{ws: ws, root: root, re: re}
+	err = fs.WalkDir(confined.FS(root), start, func(name string, d fs.DirEntry, err error) error {
+		switch {
+		case ctx.Err() != nil:
 			return ctx.Err()
-		}
-		if d.IsDir() {
-			if name != start && skipDir(d.Name()) {
-				return filepath.SkipDir
-			}
+		case err != nil && name == start && errors.Is(err, fs.ErrNotExist):
+			return nil // no such path: no matches
+		case err != nil:
+			g.unreadable.add(name, err)
 			return nil
-		}
-		if d.Type().IsRegular() {
+		case d.IsDir() && name != start && skipDir(d.Name()):
+			return fs.SkipDir
+		case d.Type().IsRegular():
 			g.file(name)
 		}
 		return nil
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return cancelled(ctx, GrepName), nil
-		}
-		return describePathError(GrepName, p.Path, err), nil
+		return cancelled(ctx, GrepName), nil
 	}
 	return g.result(p), nil
 }
 
 // grepRun collects the matches of one call.
 type grepRun struct {
-	ws      *Workspace
-	re      *regexp.Regexp
-	out     strings.Builder
-	shown   int
-	matches int
-	full    bool // no more lines fit
+	ws         *Workspace
+	root       *os.Root
+	re         *regexp.Regexp
+	out        strings.Builder
+	shown      int
+	matches    int
+	full       bool // no more lines fit
+	unreadable unreadable
 }
 
-// file searches one file.
+// file searches the file name, relative to the root: a regular file,
+// opened beneath the root (a FIFO swapped in is refused, not read).
 func (g *grepRun) file(name string) {
-	f, err := os.Open(name)
+	f, info, err := confined.Open(g.root, name)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || info.Size() > grepMaxFile {
+	if info.Size() > grepMaxFile {
 		return
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	if head, _ := br.Peek(sniffLen); isBinary(head) {
 		return
 	}
-	rel := g.ws.Rel(name)
+	lr := &lineReader{br: br, keep: grepLineBytes, limit: grepMaxFile}
 	for n := 1; ; n++ {
-		line, err := br.ReadString('\n')
-		if line == "" && err != nil {
+		line, dropped, err := lr.next()
+		if err != nil && err != errReadLimit {
 			return
 		}
-		line = strings.TrimRight(line, "\r\n")
-		if g.re.MatchString(line) {
-			g.add(fmt.Sprintf("%s:%d: %s\n", rel, n, strings.ToValidUTF8(cutLine(line, grepMaxLine), "\uFFFD")))
+		if g.re.Match(line) {
+			g.add(fmt.Sprintf("%s:%d: %s\n", name, n, strings.ToValidUTF8(cutKept(string(line), dropped, grepMaxLine), "\uFFFD")))
 		}
 		if err != nil {
 			return
@@ -155,10 +166,10 @@ func (g *grepRun) result(p GrepParams) Result {
 		if where == "." {
 			where = "the workspace"
 		}
-		return Result{Content: fmt.Sprintf("No matches for %q in %s.", p.Pattern, where)}
+		return Result{Content: fmt.Sprintf("No matches for %q in %s.", p.Pattern, where) + g.unreadable.note(GrepName, "\n")}
 	}
 	if more := g.matches - g.shown; more > 0 {
 		fmt.Fprintf(&g.out, "[%d more matches not shown; narrow the pattern or the path]", more)
 	}
-	return Result{Content: strings.TrimSuffix(g.out.String(), "\n")}
+	return Result{Content: strings.TrimSuffix(g.out.String(), "\n") + g.unreadable.note(GrepName, "\n")}
 }

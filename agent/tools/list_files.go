@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/loopagent/loop/agent/confined"
 )
 
 // ListFilesName is the name of the list_files tool.
@@ -33,11 +36,13 @@ const listFilesSchema = `{"type": "object", "properties": {
 // segment as path.Match has them, and a segment ** for any number of
 // directories, none included. A pattern without wildcards that names a
 // directory lists the directory's entries ("src" reads as "src/*"; "."
-// lists the root). Symlinks are listed, not followed. The directories of
-// skipDirs (.git, node_modules, ...) are listed but not entered unless the
-// pattern starts inside them. It shows
-// at most the workspace's MaxFiles paths within ResultChars, then says how
-// many more matched.
+// lists the root). Symlinks are listed, not followed, and nothing but
+// directories is opened. The directories of skipDirs (.git, node_modules,
+// ...) are listed but not entered unless the pattern starts inside them.
+// It shows at most the workspace's MaxFiles paths within ResultChars,
+// then says how many more matched. A directory it cannot read is named
+// ("list_files: src: permission denied"), and the call is an error when
+// the directory it starts in cannot be read.
 type ListFiles struct{}
 
 func (ListFiles) Name() string            { return ListFilesName }
@@ -50,46 +55,89 @@ func (ListFiles) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (
 	if r, ok := decodeArgs(ListFilesName, args, &p); !ok {
 		return r, nil
 	}
-	pattern, prefix, r, ok := normalizeGlob(ws, p.Pattern)
+	root, err := ws.openRoot()
+	if err != nil {
+		return rootUnreadable(ListFilesName, err), nil
+	}
+	defer root.Close()
+	pattern, prefix, r, ok := normalizeGlob(ws, root, p.Pattern)
 	if !ok {
 		return r, nil
 	}
-	start, r, ok := ws.resolveResult(ListFilesName, prefix)
+	abs, r, ok := ws.resolveResult(ListFilesName, prefix)
 	if !ok {
 		return r, nil
 	}
-	deep := strings.Contains(pattern, "**")
-	depth := strings.Count(pattern, "/") + 1
-	var found []string
-	err := filepath.WalkDir(start, func(name string, d fs.DirEntry, err error) error {
-		if err != nil || name == start {
-			return nil
-		}
+	l := listing{pattern: pattern, prefix: prefix, start: ws.Rel(abs)}
+	l.deep = strings.Contains(pattern, "**")
+	l.depth = strings.Count(pattern, "/") + 1
+	err = fs.WalkDir(confined.FS(root), l.start, func(name string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		rel := path.Join(prefix, filepath.ToSlash(strings.TrimPrefix(name, start+string(filepath.Separator))))
-		if matchGlob(pattern, rel) {
-			found = append(found, rel+map[bool]string{true: "/"}[d.IsDir()])
-		}
-		if d.IsDir() && (skipDir(d.Name()) || !deep && strings.Count(rel, "/")+1 >= depth) {
-			return filepath.SkipDir
-		}
-		return nil
+		return l.visit(name, d, err)
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return cancelled(ctx, ListFilesName), nil
-		}
-		return describePathError(ListFilesName, prefix, err), nil
+		return cancelled(ctx, ListFilesName), nil
 	}
-	return listResult(ws, p.Pattern, found), nil
+	if l.startDenied != nil {
+		if l.start == "." {
+			return rootUnreadable(ListFilesName, l.startDenied), nil
+		}
+		return errorResult("%s: %s: %v", ListFilesName, prefix, causeOf(l.startDenied)), nil
+	}
+	res := listResult(ws, p.Pattern, l.found)
+	res.Content += l.unreadable.note(ListFilesName, "\n")
+	return res, nil
+}
+
+// listing is one list_files walk: the paths found that match, and the
+// directories that could not be read.
+type listing struct {
+	pattern, prefix string // the glob and its part before the first wildcard
+	start           string // prefix resolved, relative to the root
+	deep            bool   // the pattern has **
+	depth           int    // the pattern's segments
+	found           []string
+	unreadable      unreadable
+	startDenied     error // the start directory could not be read
+}
+
+// visit is the walk function: name is relative to the root, and is shown
+// under the prefix the model wrote.
+func (l *listing) visit(name string, d fs.DirEntry, err error) error {
+	rel := l.prefix
+	if name != l.start {
+		rel = path.Join(l.prefix, strings.TrimPrefix(name, l.start+"/"))
+		if l.start == "." {
+			rel = path.Join(l.prefix, name)
+		}
+	}
+	switch {
+	case err != nil && name == l.start && errors.Is(err, fs.ErrNotExist):
+		return nil // no such directory: no files match
+	case err != nil && name == l.start:
+		l.startDenied = err
+		return nil
+	case err != nil:
+		l.unreadable.add(rel, err)
+		return nil
+	case name == l.start:
+		return nil
+	}
+	if matchGlob(l.pattern, rel) {
+		l.found = append(l.found, rel+map[bool]string{true: "/"}[d.IsDir()])
+	}
+	if d.IsDir() && (skipDir(d.Name()) || !l.deep && strings.Count(rel, "/")+1 >= l.depth) {
+		return fs.SkipDir
+	}
+	return nil
 }
 
 // normalizeGlob cleans the model's pattern and splits off the part before
 // the first wildcard, where the walk starts. A pattern naming a directory
 // becomes its entries.
-func normalizeGlob(ws *Workspace, raw string) (pattern, prefix string, r Result, ok bool) {
+func normalizeGlob(ws *Workspace, root *os.Root, raw string) (pattern, prefix string, r Result, ok bool) {
 	pattern = strings.Trim(strings.TrimSpace(filepath.ToSlash(raw)), "/")
 	if strings.HasPrefix(strings.TrimSpace(raw), "/") {
 		pattern = "/" + pattern // absolute: Resolve decides
@@ -102,7 +150,7 @@ func normalizeGlob(ws *Workspace, raw string) (pattern, prefix string, r Result,
 	}
 	if !hasMeta(pattern) {
 		if abs, err := ws.Resolve(pattern); err == nil {
-			if info, err := os.Stat(abs); err == nil && info.IsDir() {
+			if info, err := root.Stat(ws.Rel(abs)); err == nil && info.IsDir() {
 				pattern += "/*"
 			}
 		}

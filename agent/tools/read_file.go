@@ -2,14 +2,13 @@ package tools
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+	"unicode/utf8"
 )
 
 // ReadFileName is the name of the read_file tool.
@@ -35,14 +34,23 @@ const readFileSchema = `{"type": "object", "properties": {
 // and says how much.
 const maxLineChars = 500
 
+// readMaxBytes is how much of a file read_file reads, 64 MiB: enough to
+// number the lines of any source file, and a bound on the time and the
+// memory one call takes on a file of gigabytes. Past it the result says
+// that the rest is for shell tools.
+const readMaxBytes = 64 << 20
+
 // ReadFile is the read_file tool. Its result numbers each line as "N| text"
 // (the number, a bar and a space, the style of seed 000 Example 8), so
 // the model can cite a line without quoting it; the numbers are not part
 // of the file. offset counts from 1 (0 reads as 1), and limit defaults to
 // the workspace's ReadLines. The lines shown stop at twice the
-// workspace's ResultChars; a line over 500 bytes is cut. When lines remain,
-// a last line "[lines A-B of N; read on with offset B+1]" says so. A binary
-// file (a NUL byte in its first 8 KiB) is refused.
+// workspace's ResultChars; a line over 500 bytes is cut, and only its
+// first bytes are ever held. When lines remain, a last line "[lines A-B
+// of N; read on with offset B+1]" says so. A binary file (a NUL byte in
+// its first 8 KiB) is refused, and so is anything but a regular file (a
+// FIFO, socket or device is never read). Reading stops after the first 64
+// MiB of a file.
 type ReadFile struct{}
 
 func (ReadFile) Name() string            { return ReadFileName }
@@ -61,19 +69,11 @@ func (t ReadFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) 
 	if p.Offset < 0 || p.Limit < 0 {
 		return errorResult("%s: offset and limit must not be negative; offset counts lines from 1", ReadFileName), nil
 	}
-	abs, r, ok := ws.resolveResult(ReadFileName, p.Path)
+	f, _, rel, r, ok := ws.openRead(ReadFileName, p.Path)
 	if !ok {
 		return r, nil
 	}
-	rel := ws.Rel(abs)
-	f, err := os.Open(abs)
-	if err != nil {
-		return describePathError(ReadFileName, rel, err), nil
-	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.IsDir() {
-		return errorResult("%s: %s is a directory; list_files lists it", ReadFileName, rel), nil
-	}
 	offset := max(p.Offset, 1)
 	limit := p.Limit
 	if limit == 0 {
@@ -83,21 +83,22 @@ func (t ReadFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) 
 }
 
 // readLines numbers lines [offset, offset+limit) of r within budget bytes
-// and counts the rest.
+// and counts the rest, up to readMaxBytes of r.
 func readLines(ctx context.Context, r io.Reader, rel string, offset, limit, budget int) (Result, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	if head, _ := br.Peek(8 << 10); bytes.IndexByte(head, 0) >= 0 {
+	if head, _ := br.Peek(sniffLen); isBinary(head) {
 		return errorResult("%s: %s is a binary file", ReadFileName, rel), nil
 	}
+	lr := &lineReader{br: br, keep: maxLineChars + utf8.UTFMax, limit: readMaxBytes}
 	var b strings.Builder
 	n, last := 0, 0 // lines seen, last line shown
 	for {
-		line, err := br.ReadString('\n')
-		if line == "" && err != nil {
-			if err != io.EOF {
-				return describePathError(ReadFileName, rel, err), nil
-			}
+		line, dropped, err := lr.next()
+		if err == io.EOF {
 			break
+		}
+		if err != nil && err != errReadLimit {
+			return describePathError(ReadFileName, rel, err), nil
 		}
 		n++
 		if n%4096 == 0 && ctx.Err() != nil {
@@ -106,17 +107,29 @@ func readLines(ctx context.Context, r io.Reader, rel string, offset, limit, budg
 		if n < offset || n >= offset+limit || (last > 0 && b.Len() >= budget) {
 			continue
 		}
-		text := cutLine(strings.TrimRight(line, "\r\n"), maxLineChars)
+		text := cutKept(string(line), dropped, maxLineChars)
 		fmt.Fprintf(&b, "%d| %s\n", n, strings.ToValidUTF8(text, "\uFFFD"))
 		last = n
 	}
+	return Result{Content: readEnd(&b, rel, n, offset, last, lr.stopped), IsError: n > 0 && offset > n}, nil
+}
+
+// readEnd finishes a read_file result: the lines shown and a note on
+// what remains, or the message for an offset past what was read.
+func readEnd(b *strings.Builder, rel string, n, offset, last int, stopped bool) string {
+	const mib = readMaxBytes >> 20
 	switch {
 	case n == 0:
-		return Result{Content: fmt.Sprintf("(%s is empty)", rel)}, nil
+		return fmt.Sprintf("(%s is empty)", rel)
+	case offset > n && stopped:
+		return fmt.Sprintf("%s: offset %d is past the first %d MiB of %s (%d lines), which is all read_file reads; use a shell command such as sed -n '%d,%dp' %s",
+			ReadFileName, offset, mib, rel, n, offset, offset+39, rel)
 	case offset > n:
-		return errorResult("%s: offset %d is past the end of %s, which has %d lines", ReadFileName, offset, rel, n), nil
+		return fmt.Sprintf("%s: offset %d is past the end of %s, which has %d lines", ReadFileName, offset, rel, n)
+	case stopped:
+		fmt.Fprintf(b, "[lines %d-%d of more than %d; read_file reads only the first %d MiB of %s, so use shell commands past line %d]", offset, last, n, mib, rel, n)
 	case last < n:
-		fmt.Fprintf(&b, "[lines %d-%d of %d; read on with offset %d]", offset, last, n, last+1)
+		fmt.Fprintf(b, "[lines %d-%d of %d; read on with offset %d]", offset, last, n, last+1)
 	}
-	return Result{Content: strings.TrimSuffix(b.String(), "\n")}, nil
+	return strings.TrimSuffix(b.String(), "\n")
 }

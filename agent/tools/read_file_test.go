@@ -2,6 +2,8 @@ package tools
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,5 +87,54 @@ func TestReadFileBudget(t *testing.T) {
 	// 1,000 bytes, and the line that crosses the budget is the last.
 	if !strings.HasSuffix(r.Content, "[lines 1-10 of 50; read on with offset 11]") {
 		t.Errorf("read_file over budget ends %q", r.Content[max(0, len(r.Content)-60):])
+	}
+}
+
+// TestReadFileLongLine reads a file of one 20 MB line: the line is shown
+// cut at 500 bytes with the count of the rest (lineReader holds only the
+// start of it; TestLineReaderKeepsLittle checks that).
+func TestReadFileLongLine(t *testing.T) {
+	const size = 20 << 20
+	ws := newWorkspace(t, map[string]string{"min.js": strings.Repeat("m", size) + "\nend\n"}, Config{})
+	got := call(t, ReadFile{}, ws, `{"path": "min.js"}`)
+	want := Result{Content: "1| " + strings.Repeat("m", 500) + fmt.Sprintf(" [%d chars cut]", size-500) + "\n2| end"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("read_file of a 20 MB line mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadFileStops reads a file larger than read_file reads (a sparse
+// file: lines of text, then zeros to 100 MB): it stops after readMaxBytes
+// and says so, for a read at the start and for an offset past the bound.
+func TestReadFileStops(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"big.log": strings.Repeat("a\n", 5000)}, Config{ReadLines: 2})
+	if err := os.Truncate(filepath.Join(ws.Root(), "big.log"), 100<<20); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, args string
+		want       Result
+	}{
+		{name: "start", args: `{"path": "big.log"}`, want: Result{Content: "1| a\n2| a\n" +
+			"[lines 1-2 of more than 5001; read_file reads only the first 64 MiB of big.log, so use shell commands past line 5001]"}},
+		{name: "past the bound", args: `{"path": "big.log", "offset": 6000}`, want: Result{IsError: true, Content: "read_file: offset 6000 is past the first 64 MiB of big.log (5001 lines), " +
+			"which is all read_file reads; use a shell command such as sed -n '6000,6039p' big.log"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, call(t, ReadFile{}, ws, tt.args)); diff != "" {
+				t.Errorf("read_file(%s) mismatch (-want +got):\n%s", tt.args, diff)
+			}
+		})
+	}
+}
+
+// BenchmarkReadFileLongLine reads a file of one 50 MB line. Its B/op is
+// what the read holds, about the reader's buffer, not the line.
+func BenchmarkReadFileLongLine(b *testing.B) {
+	ws := newWorkspace(b, map[string]string{"min.js": strings.Repeat("m", 50<<20)}, Config{})
+	b.ReportAllocs()
+	for b.Loop() {
+		call(b, ReadFile{}, ws, `{"path": "min.js"}`)
 	}
 }

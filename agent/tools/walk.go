@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -64,4 +65,36 @@ func validGlob(pattern string) bool {
 		}
 	}
 	return true
+}
+
+// maxUnreadable is how many unreadable directories a result names.
+const maxUnreadable = 5
+
+// unreadable collects the directories a walk could not read, for a note
+// at the end of the result: a directory left out in silence reads as
+// empty, and the model would answer from that.
+type unreadable struct {
+	names []string // "src: permission denied", the first maxUnreadable
+	n     int
+}
+
+// add records that the directory name could not be read.
+func (u *unreadable) add(name string, err error) {
+	u.n++
+	if len(u.names) < maxUnreadable {
+		u.names = append(u.names, fmt.Sprintf("%s: %v", name, causeOf(err)))
+	}
+}
+
+// note is one line per directory recorded, "tool: src: permission
+// denied", each after sep; "" when there is none.
+func (u *unreadable) note(tool, sep string) string {
+	var b strings.Builder
+	for _, s := range u.names {
+		b.WriteString(sep + tool + ": " + s)
+	}
+	if more := u.n - len(u.names); more > 0 {
+		fmt.Fprintf(&b, "%s[%d more directories could not be read]", sep, more)
+	}
+	return b.String()
 }

@@ -5,8 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -31,6 +29,13 @@ const writeFileSchema = `{"type": "object", "properties": {
 // directories above it (mode 0755) and the file (mode 0644; an existing
 // file keeps its mode). Schema aside, an empty content writes an empty
 // file.
+//
+// The content goes to a temporary file in the same directory, renamed
+// over the path (confined.WriteFile): a hard link at the path becomes a
+// file of its own instead of being written through, and nothing outside
+// the workspace is ever written. A path that is a symlink to a file
+// inside the workspace writes the link's target and leaves the link, as
+// an editor does; a symlink that leads out is refused.
 type WriteFile struct{}
 
 func (WriteFile) Name() string            { return WriteFileName }
@@ -51,18 +56,13 @@ func (WriteFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (
 	if abs == ws.root {
 		return errorResult("%s: the path names the workspace root; give a file path like src/main.go", WriteFileName), nil
 	}
-	verb := "Created"
-	if info, err := os.Stat(abs); err == nil {
-		if info.IsDir() {
-			return errorResult("%s: %s is a directory", WriteFileName, rel), nil
-		}
-		verb = "Wrote"
+	created, r, ok := ws.writeRel(WriteFileName, rel, []byte(p.Content))
+	if !ok {
+		return r, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return describePathError(WriteFileName, rel, err), nil
-	}
-	if err := os.WriteFile(abs, []byte(p.Content), 0o644); err != nil {
-		return describePathError(WriteFileName, rel, err), nil
+	verb := "Wrote"
+	if created {
+		verb = "Created"
 	}
 	lines := 0
 	if p.Content != "" {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,5 +58,44 @@ func TestWriteFileKeepsMode(t *testing.T) {
 	call(t, WriteFile{}, ws, `{"path": "run.sh", "content": "#!/bin/sh\necho hi\n"}`)
 	if info, _ := os.Stat(p); info.Mode().Perm() != 0o755 {
 		t.Errorf("mode after write_file = %v, want 0755", info.Mode().Perm())
+	}
+}
+
+// TestWriteThroughLinkInside: a symlink to a file inside the workspace,
+// relative or absolute, is followed, as an editor does: the target gets
+// the content and the link stays a link. edit_file does the same.
+func TestWriteThroughLinkInside(t *testing.T) {
+	tests := []struct {
+		name string
+		tool Tool
+		args string
+	}{
+		{"write_file", WriteFile{}, `{"path": "%s", "content": "new\n"}`},
+		{"edit_file", EditFile{}, `{"path": "%s", "old_string": "old", "new_string": "new"}`},
+	}
+	for _, tt := range tests {
+		for _, absolute := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/absolute=%v", tt.name, absolute), func(t *testing.T) {
+				ws := newWorkspace(t, map[string]string{"real/target.txt": "old\n"}, Config{})
+				target := "real/target.txt"
+				if absolute {
+					target = filepath.Join(ws.Root(), target)
+				}
+				link := filepath.Join(ws.Root(), "alias.txt")
+				if err := os.Symlink(target, link); err != nil {
+					t.Fatal(err)
+				}
+				r := call(t, tt.tool, ws, fmt.Sprintf(tt.args, "alias.txt"))
+				if r.IsError || !cmp.Equal(r.Changed, []string{"real/target.txt"}) {
+					t.Errorf("%s through a link = %+v, want real/target.txt changed", tt.name, r)
+				}
+				if got := readBack(t, ws, "real/target.txt"); got != "new\n" {
+					t.Errorf("the link's target = %q, want %q", got, "new\n")
+				}
+				if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
+					t.Errorf("alias.txt is no longer a symlink: %v, %v", info, err)
+				}
+			})
+		}
 	}
 }
