@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
 
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/agent/sandbox"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/agent/transcript"
 )
@@ -211,11 +211,11 @@ func judge(ctx context.Context, sc *Scenario, out loop.Outcome, res Result, dir 
 	return ""
 }
 
-// checkPasses runs the pass condition's command in the workspace.
+// checkPasses runs the pass condition's command in the workspace, in the
+// sandbox the agent's commands run in.
 func checkPasses(ctx context.Context, command, dir string) bool {
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	return cmd.Run() == nil
+	code, err := sandbox.Run(sandbox.Command{Args: []string{"sh", "-c", command}, Dir: dir}, ctx.Done())
+	return err == nil && code == 0
 }
 
 // Cell is the result as seed 000 Example 13's table writes it:

@@ -11,8 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Available is the kernel's Landlock ABI version, 0 when it has none (or
-// Landlock is disabled at boot).
+// Available is the version of the kernel sandbox: on Linux the kernel's
+// Landlock ABI, 0 when it has none (or Landlock is disabled at boot); on
+// macOS 1 when sandbox-exec is there; elsewhere 0.
 func Available() int {
 	abiOnce.Do(func() {
 		v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)

@@ -14,8 +14,13 @@ var mainCalled atomic.Bool
 // Main only records that it was called: there is no supervisor here.
 func Main() { mainCalled.Store(true) }
 
-// Available is 0: Landlock is Linux's.
-func Available() int { return 0 }
+// Available is 1 on macOS with sandbox-exec, else 0.
+func Available() int {
+	if _, ok := seatbelt(Command{}); ok {
+		return 1
+	}
+	return 0
+}
 
 // exitCode is a finished process's exit code, -1 for one a signal ended.
 func exitCode(state *os.ProcessState) int { return state.ExitCode() }

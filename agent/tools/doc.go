@@ -37,17 +37,33 @@
 // The workspace. Every path is relative to the root (an absolute path
 // inside it also works). "..", absolute paths elsewhere and symlinks that
 // lead out are refused with a result the model can read; see
-// Workspace.Resolve. Config sizes the results from the context window as
-// seed 002 Example 13 does: ToolCapForWindow and ReadLinesForWindow give
-// 1,536 characters and 38 lines at 8K. Long output is cut by whole lines,
-// head and tail, with a marker saying how many were cut (TruncateHeadTail).
+// Workspace.Resolve. A file is then opened once, beneath the root
+// (agent/confined, os.Root), so a link swapped in after the check cannot
+// lead out; FIFOs, devices and sockets are refused before anything is
+// read; writes go through a temporary file and a rename, so a hard link
+// to a file outside is never written in place; and what a tool reads is
+// capped. Config sizes the results from the context window as seed 002
+// Example 13 does: ToolCapForWindow and ReadLinesForWindow give 1,536
+// characters and 38 lines at 8K. Long output is cut by whole lines, head
+// and tail, with a marker saying how many were cut (TruncateHeadTail).
 //
-// The shell. Each command passes a Policy first: a deny list that always
-// holds, an allow list of prefixes that run without asking (tests, builds
-// and reading commands; DefaultAllow), and an Ask callback for the rest,
-// which refuses when nil; Yes allows all but the denied. A command runs as
-// bash -c in the root, in a process group of its own that is killed on a
-// timeout, on cancellation, and when the command ends.
+// The shell. Each command passes a Policy, which parses it as bash
+// (mvdan.cc/sh) and decides on the syntax tree. A command that does not
+// parse never runs without asking, and with Yes it is refused. The deny
+// list (DefaultDeny: sudo, rm -rf / or ~, a download fed to a shell, git
+// push, ...) is checked on every command anywhere in the tree, the text of
+// bash -c, eval and env -S included, and holds even with Yes. Otherwise
+// Yes allows everything. Without Yes, a plain command line (words and
+// quotes joined by &&, ||, ; or |, no expansions, no redirection but to
+// /dev/null) runs without asking when every command in it only reads
+// (SafeCommands: Codex's rules). When the kernel sandbox confines the
+// commands (Policy.Sandboxed, from Config.Sandbox and the system), tests
+// and builds (DefaultAllow) and the user's Check command run without
+// asking too. The rest goes to the Ask callback, which refuses when nil. A
+// command runs as bash -c in the root under agent/sandbox: confined to
+// writing in the workspace (its .git aside), and killed with everything it
+// started on a timeout, on cancellation, and when it ends. The policy
+// reads the command line; the sandbox is what contains an attacker.
 //
 // Concurrency. Workspace and Set are safe for concurrent use. Calls to
 // read-only tools (Set.ReadOnly: read_file, grep, list_files) may run

@@ -5,24 +5,28 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
+	"strings"
 	"time"
+
+	"github.com/loopagent/loop/agent/sandbox"
 )
 
-// runCommand runs command and kills its process group when it ends, times
-// out or ctx is done.
+// runCommand runs command under the workspace's sandbox and ends it, with
+// every process it started, when it times out or ctx is done; what it left
+// running in the background ends when it does.
 func runCommand(ctx context.Context, ws *Workspace, command string, timeout time.Duration) (Result, error) {
-	cmd := exec.Command("bash", "-c", command)
-	cmd.Dir = ws.root
-	cmd.Env = append(os.Environ(), "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	startGroup(cmd)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Result{}, &Error{Op: "run shell", Path: command, Err: err}
 	}
 	defer pr.Close()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	err = cmd.Start()
+	p, err := sandbox.Start(sandbox.Command{
+		Args:   []string{"bash", "-c", command},
+		Dir:    ws.root,
+		Env:    append(os.Environ(), "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0"),
+		Stdout: pw, Stderr: pw,
+		Spec: ws.cfg.Sandbox,
+	})
 	pw.Close()
 	if err != nil {
 		return Result{}, &Error{Op: "run shell", Path: command, Err: err}
@@ -33,33 +37,46 @@ func runCommand(ctx context.Context, ws *Workspace, command string, timeout time
 		io.Copy(out, pr)
 		close(copied)
 	}()
-	waited := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		close(waited)
-	}()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var stopped string
 	select {
-	case <-waited:
+	case <-p.Done():
 	case <-timer.C:
 		stopped = fmt.Sprintf("timed out after %v", timeout)
 	case <-ctx.Done():
 		stopped = fmt.Sprintf("stopped: %v", context.Cause(ctx))
 	}
-	select {
-	case <-waited:
-		stopped = "" // it ended on its own as the stop came
-	default:
+	p.Stop()
+	code, err := p.Wait()
+	if err != nil {
+		return Result{}, &Error{Op: "run shell", Path: command, Err: err}
 	}
-	killGroup(cmd) // the command on a stop, else what it left running
-	<-waited
+	if code >= 0 {
+		stopped = "" // it ended on its own as the stop came
+	}
 	select {
 	case <-copied:
 	case <-time.After(pipeGrace):
 		pr.Close()
 		<-copied
 	}
-	return commandResult(ws, out, cmd.ProcessState, stopped), nil
+	return commandResult(ws, out, code, stopped), nil
+}
+
+// commandResult is what the model reads about a finished command.
+func commandResult(ws *Workspace, out *capture, code int, stopped string) Result {
+	header := fmt.Sprintf("exit code %d", code)
+	r := Result{ExitCode: code}
+	if stopped != "" {
+		header = stopped + "; the command and its child processes were killed"
+		r = Result{IsError: true, ExitCode: -1}
+	}
+	text := out.Text(ws.cfg.HeadLines, ws.cfg.TailLines, max(ws.cfg.ResultChars-len(header)-1, 64))
+	if out.total == 0 {
+		text = "(no output)"
+	}
+	text = strings.TrimSuffix(text, "\n")
+	r.Content = header + "\n" + text
+	return r
 }

@@ -2,13 +2,13 @@ package tools
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/loopagent/loop/agent/confined"
 	"github.com/loopagent/loop/agent/sandbox"
 )
 
@@ -88,9 +88,13 @@ func (c Config) withDefaults() Config {
 // Every path a tool takes is confined to the root. A Workspace does not
 // change after NewWorkspace and is safe for concurrent use.
 //
-// Confinement guards against a confused model, not an attacker: a symlink
-// created between the check and the use (by a shell command, say) is not
-// caught.
+// Confinement holds against a hostile repository, not only a confused
+// model: files are opened beneath the root with an os.Root (package
+// confined), so a symlink or ".." can never lead out at the moment of the
+// open, even one swapped in after Resolve checked the path (by a shell
+// command, say); only regular files are read, never a FIFO, socket or
+// device; and writes replace a file by a rename, never writing through a
+// hard link. See access.go.
 type Workspace struct {
 	root string // absolute, with symlinks resolved
 	cfg  Config
@@ -114,8 +118,15 @@ func NewWorkspace(dir string, cfg Config) (*Workspace, error) {
 	if !info.IsDir() {
 		return nil, &Error{Op: "open workspace", Path: dir, Err: errors.New("not a directory")}
 	}
-	return &Workspace{root: root, cfg: cfg.withDefaults()}, nil
+	cfg = cfg.withDefaults()
+	cfg.Policy.Sandboxed = Sandboxed(cfg.Sandbox)
+	return &Workspace{root: root, cfg: cfg}, nil
 }
+
+// Sandboxed reports whether shell commands run in the kernel sandbox under
+// spec: the system has one (sandbox.Available) and spec does not turn it
+// off. Without it, every command but the safe ones is asked about.
+func Sandboxed(spec sandbox.Spec) bool { return !spec.Off && sandbox.Available() > 0 }
 
 // Root is the workspace's absolute root, with symlinks resolved.
 func (w *Workspace) Root() string { return w.root }
@@ -130,6 +141,12 @@ func (w *Workspace) Config() Config { return w.cfg }
 // ErrBrokenLink a path through a symlink whose target is missing. The
 // returned path has its existing part's symlinks resolved; the rest of it
 // does not exist yet.
+//
+// Resolve checks by name, at one moment: it chooses the message the model
+// reads and follows symlinks inside the root (an absolute one too, which
+// os.Root alone would refuse). It is not what keeps a tool inside the
+// root: the tools open the path it returns beneath an os.Root, which
+// refuses to leave the root whatever changed since (access.go).
 func (w *Workspace) Resolve(name string) (string, error) {
 	if strings.TrimSpace(name) == "" {
 		return "", &Error{Op: "resolve", Path: name, Err: errors.New("empty path")}
@@ -217,17 +234,48 @@ func (w *Workspace) resolveResult(tool, name string) (string, Result, bool) {
 	return "", errorResult("%s: %q: %v", tool, name, err), false
 }
 
-// describePathError is the message for a failed file operation on rel.
+// describePathError is the message for a failed file operation on rel:
+// a missing or denied file, a name that led out of the root when opened
+// (a symlink swapped in after Resolve), a directory, or a file that is
+// not regular (a FIFO, socket or device, never read).
 func describePathError(tool, rel string, err error) Result {
+	var ce *confined.Error
+	isConfined := errors.As(err, &ce)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && tool == EditFileName:
+		return errorResult("%s: %s: no such file; write_file creates a file", tool, rel)
 	case errors.Is(err, fs.ErrNotExist):
 		return errorResult("%s: %s: no such file; list_files or grep can find the right path", tool, rel)
 	case errors.Is(err, fs.ErrPermission):
 		return errorResult("%s: %s: permission denied", tool, rel)
+	case errors.Is(err, confined.ErrOutside):
+		return errorResult("%s: refused: %q leads outside the workspace root; use a path relative to the root, like src/main.go", tool, rel)
+	case isConfined && ce.Err == confined.ErrNotRegular && ce.Mode.IsDir() && tool == WriteFileName:
+		return errorResult("%s: %s is a directory", tool, rel)
+	case isConfined && ce.Err == confined.ErrNotRegular && ce.Mode.IsDir():
+		return errorResult("%s: %s is a directory; list_files lists it", tool, rel)
+	case isConfined && ce.Err == confined.ErrNotRegular:
+		return errorResult("%s: %s is %s, not a regular file", tool, rel, confined.TypeName(ce.Mode))
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
+	return errorResult("%s: %s: %v", tool, rel, causeOf(err))
+}
+
+// causeOf is the innermost cause of err that has its own message, the
+// errno under an *fs.PathError or a *confined.Error: "not a directory".
+func causeOf(err error) error {
+	for {
+		var pe *fs.PathError
+		var ce *confined.Error
+		var te *Error
+		switch {
+		case errors.As(err, &ce) && ce.Err != confined.ErrNotRegular:
+			err = ce.Err
+		case errors.As(err, &pe):
+			err = pe.Err
+		case errors.As(err, &te):
+			err = te.Err
+		default:
+			return err
+		}
 	}
-	return errorResult("%s: %s: %v", tool, rel, fmt.Sprint(err))
 }

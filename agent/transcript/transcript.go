@@ -4,8 +4,10 @@
 // The terminal view and `loop run --json` are two renderings of the same
 // events, so what a user saw is what the transcript holds.
 //
-// A Writer appends events to a file and syncs it after each one, so that a
-// crash or a Ctrl-C loses nothing that happened before it:
+// A Writer writes events to a new file and syncs it after each one, so
+// that a crash or a Ctrl-C loses nothing that happened before it. Create
+// refuses a file that exists: one file holds one run's events, never two
+// runs' lines interleaved:
 //
 //	w, err := transcript.Create("run.jsonl")
 //	defer w.Close()
@@ -130,10 +132,12 @@ type Writer struct {
 // NewWriter writes events to w, without syncing.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w, now: time.Now} }
 
-// Create appends to the transcript file at path (creating it and its
-// directory), syncing after each event.
+// Create creates the transcript file at path, which must not exist (not
+// even as a symlink): it is opened with O_EXCL, so that two runs never
+// share a file, and an existing file is an error wrapping fs.ErrExist. The
+// Writer syncs the file after each event. The directory must exist.
 func Create(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}

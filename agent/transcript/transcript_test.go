@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +49,38 @@ func TestRoundTrip(t *testing.T) {
 	texts, finish := Replies(got)
 	if d := cmp.Diff([]string{events[1].Text, "Done."}, texts); d != "" || finish[1] != "stop" {
 		t.Errorf("Replies: %s %v", d, finish)
+	}
+}
+
+// TestCreateExclusive: Create refuses a file that exists, and a symlink
+// even to nowhere, so that two runs never write one file.
+func TestCreateExclusive(t *testing.T) {
+	dir := t.TempDir()
+	existing, link := filepath.Join(dir, "old.jsonl"), filepath.Join(dir, "link.jsonl")
+	os.WriteFile(existing, []byte(`{"kind":"task","task":"old"}`+"\n"), 0o644)
+	os.Symlink(filepath.Join(dir, "nowhere.jsonl"), link)
+	tests := []struct {
+		name, path string
+	}{
+		{"existing file", existing},
+		{"dangling symlink", link},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := Create(tt.path)
+			if err == nil {
+				w.Close()
+			}
+			if !errors.Is(err, fs.ErrExist) {
+				t.Errorf("Create(%s) = %v, want an error wrapping fs.ErrExist", tt.name, err)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(existing); string(b) != `{"kind":"task","task":"old"}`+"\n" {
+		t.Errorf("the existing file changed: %q", b)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "nowhere.jsonl")); err == nil {
+		t.Errorf("Create wrote through the dangling symlink")
 	}
 }
 

@@ -25,9 +25,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
+	"github.com/loopagent/loop/agent/sandbox"
 	"github.com/loopagent/loop/internal/variants"
 )
 
@@ -62,15 +64,22 @@ var commands = []command{
 }
 
 func main() {
+	sandbox.Main() // the supervisor of the commands the agent runs
 	launchedFrom = os.Getenv(variants.EnvExe)
 	os.Unsetenv(variants.EnvExe) // not for the commands loop runs
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl-C, SIGTERM (kill, a container stopping) and SIGHUP (the
+	// terminal closing) cancel the run, which ends with its outcome line
+	// and transcript; a second one of any of them ends the process.
+	ctx, stop := signal.NotifyContext(context.Background(), cancelSignals...)
 	go func() {
 		<-ctx.Done()
-		stop() // a second Ctrl-C now ends the process
+		stop()
 	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// cancelSignals are the signals that cancel a command's context.
+var cancelSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 // run dispatches to a subcommand and turns its error into an exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/loopagent/loop/internal/testmodels"
 )
@@ -397,7 +401,7 @@ func TestRunScript(t *testing.T) {
 	// unverified with its own exit code.
 	script, _ = json.Marshal([]string{call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "for i := 1; i", "new_string": "for i := 2; i"}}`), "Fixed.", "Fixed."})
 	os.WriteFile(scriptFile, script, 0o644)
-	code, out, _ = runLoop(t, "run", "--script", scriptFile, "-C", fixture(), "--transcript", trans, "fix TestTotal")
+	code, out, _ = runLoop(t, "run", "--script", scriptFile, "-C", fixture(), "--transcript", filepath.Join(tmp, "unverified.jsonl"), "fix TestTotal")
 	if code != 3 || !strings.Contains(out, "unverified") {
 		t.Errorf("an unverified answer = exit %d, %s", code, out)
 	}
@@ -422,4 +426,88 @@ func TestDraftFlag(t *testing.T) {
 	if err := fs.Parse(nil); err != nil || f.draftMax != -1 {
 		t.Errorf("--draft-max defaults to %d (%v), want -1", f.draftMax, err)
 	}
+}
+
+// TestSignalsCancel sends SIGINT, SIGTERM and SIGHUP to a real loop
+// process, while a command runs and while interactive mode waits at its
+// prompt: each cancels the run, which ends with exit code 130 (cancelled,
+// or interrupted at the prompt) instead of dying of the signal.
+func TestSignalsCancel(t *testing.T) {
+	tests := []struct {
+		name   string
+		sig    syscall.Signal
+		prompt bool   // at the prompt of interactive mode, else during a command
+		want   string // in the output
+	}{
+		{"SIGINT during a command", syscall.SIGINT, false, "cancelled"},
+		{"SIGTERM during a command", syscall.SIGTERM, false, "cancelled"},
+		{"SIGHUP during a command", syscall.SIGHUP, false, "cancelled"},
+		{"SIGINT at the prompt", syscall.SIGINT, true, "loop run: interrupted"},
+		{"SIGTERM at the prompt", syscall.SIGTERM, true, "loop run: interrupted"},
+		{"SIGHUP at the prompt", syscall.SIGHUP, true, "loop run: interrupted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			script := writeScript(t, tmp, callReply("shell", map[string]string{"command": "sleep 60"}), "Done.")
+			trans := filepath.Join(tmp, "run.jsonl")
+			args := []string{"run", "--script", script, "--yes", "-C", tmp, "--transcript", trans}
+			if !tt.prompt {
+				args = append(args, "wait a minute")
+			}
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), envAsLoop+"=1")
+			var out lockedBuffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			stdin, err := cmd.StdinPipe() // a terminal where nobody types
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			ready := func() bool {
+				if tt.prompt {
+					return strings.Contains(out.String(), "> ")
+				}
+				b, _ := os.ReadFile(trans)
+				return bytes.Contains(b, []byte(`"kind":"call"`))
+			}
+			for deadline := time.Now().Add(10 * time.Second); !ready() && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			cmd.Process.Signal(tt.sig)
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case <-exited:
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+				t.Fatalf("loop still runs 20s after %v:\n%s", tt.sig, out.String())
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(out.String(), tt.want) {
+				t.Errorf("after %v: %v (exit code %d), want exit code 130 and %q:\n%s", tt.sig, cmd.ProcessState, code, tt.want, out.String())
+			}
+		})
+	}
+}
+
+// lockedBuffer is a bytes.Buffer that a process writes while a test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

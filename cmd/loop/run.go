@@ -2,10 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,9 +21,11 @@ import (
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/agent/sandbox"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/sampler"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 )
 
 type runFlags struct {
@@ -42,6 +48,7 @@ type runFlags struct {
 	fewShot    string
 	context    contextFlags
 	guards     loop.Guards
+	sandbox    sandboxFlags
 }
 
 func (f *runFlags) registerAll(fs *pflag.FlagSet) {
@@ -57,7 +64,7 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	fs.StringVar(&f.checkCmd, "check", "", "the command that verifies a change (default: detected: go test ./..., make test, npm test, ...)")
 	fs.BoolVar(&f.yes, "yes", false, "run every shell command without asking")
 	fs.BoolVar(&f.jsonOut, "json", false, "write the events as JSON lines instead of the terminal view")
-	fs.StringVar(&f.transcript, "transcript", "", "append the run's events to this JSONL file (default: in the user cache directory)")
+	fs.StringVar(&f.transcript, "transcript", "", "write the run's events to this new JSONL file, which must not exist (default: a new file in the user cache directory)")
 	f.reasoning.register(fs)
 	f.context.register(fs)
 	fs.StringVar(&f.fewShot, "few-shot", "", `few-shot examples after the system prompt: "default" (the seed's two) or a JSON file of {user, call: {name, arguments}, result, answer}`)
@@ -73,6 +80,7 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.guards.NoGate, "no-gate", false, "accept an answer after an unverified edit")
 	fs.BoolVar(&f.guards.NoForce, "no-force", false, "keep tool_choice auto on every step")
 	fs.BoolVar(&f.guards.NoPaths, "no-paths", false, "let read_file and edit_file name any path, not only the workspace's files, in the call grammar")
+	f.sandbox.register(fs)
 }
 
 // runRun is `loop run`: the agent on a task, or, without one, on each line
@@ -85,8 +93,12 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := f.check(); err != nil {
+	if err := f.validate(); err != nil {
 		return err
+	}
+	task := strings.Join(fs.Args(), " ")
+	if fs.NArg() > 0 && strings.TrimSpace(task) == "" {
+		return usagef("the task is empty: give a task, or none to read tasks from standard input")
 	}
 	if f.script == "" {
 		if err := f.resolve(stderr); err != nil {
@@ -110,11 +122,101 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer sinks.close(stderr)
-	task := strings.Join(fs.Args(), " ")
 	if task != "" {
 		return outcomeError(a.Run(ctx, task))
 	}
 	return interactive(ctx, a, os.Stdin, stderr)
+}
+
+// validate refuses a bad command line before a model loads: the limits,
+// the workspace, the sandbox's flags and an existing --transcript file.
+func (f *runFlags) validate() error {
+	if err := f.genFlags.check(); err != nil {
+		return err
+	}
+	switch {
+	case f.dir == "":
+		return usagef(`-C "": name the workspace directory ("." for the current one)`)
+	case f.maxSteps < 0:
+		return usagef("--max-steps %d: want 1 or more (0: 30)", f.maxSteps)
+	case f.maxTokens < 0:
+		return usagef("--max-tokens %d: want 1 or more (0: 1024)", f.maxTokens)
+	case f.timeout < 0:
+		return usagef("--timeout %v: want 0 (none) or more", f.timeout)
+	}
+	if f.transcript != "" {
+		if _, err := os.Lstat(f.transcript); err == nil {
+			return errTranscriptExists(f.transcript)
+		}
+	}
+	if err := f.sandbox.check(); err != nil {
+		return err
+	}
+	return readableDir(f.dir)
+}
+
+// readableDir checks that loop can list the workspace: it opens dir/.,
+// so that the kernel checks search permission as well as read permission,
+// and reads an entry. In a workspace loop cannot read, the tools fail on
+// every call and a model may still answer "done".
+func readableDir(dir string) error {
+	d, err := os.Open(dir + string(filepath.Separator) + ".")
+	if err == nil {
+		_, err = d.ReadDir(1)
+		d.Close()
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("workspace %s: cannot read it: %w", dir, err)
+}
+
+// sandboxFlags say what shell commands may do beyond the kernel sandbox's
+// default (sandbox.Spec).
+type sandboxFlags struct {
+	mode     string       // --sandbox: on or off
+	writable []string     // --sandbox-write, as given
+	spec     sandbox.Spec // what check makes of the flags
+}
+
+func (s *sandboxFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&s.mode, "sandbox", "on", "run shell commands in the kernel sandbox: on or off")
+	fs.BoolVar(&s.spec.AllowNet, "allow-net", false, "let shell commands use the network")
+	fs.StringArrayVar(&s.writable, "sandbox-write", nil, "an existing directory where shell commands may also write (repeatable)")
+}
+
+// check turns the flags into spec. Each --sandbox-write directory must
+// exist; it is made absolute, since commands run in the workspace.
+func (s *sandboxFlags) check() error {
+	switch s.mode {
+	case "on", "off":
+		s.spec.Off = s.mode == "off"
+	default:
+		return usagef("--sandbox %q: want on or off", s.mode)
+	}
+	s.spec.Writable = nil
+	for _, dir := range s.writable {
+		info, err := os.Stat(dir)
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &pe):
+			return usagef("--sandbox-write %q: %v", dir, pe.Err)
+		case err != nil:
+			return usagef("--sandbox-write %q: %v", dir, err)
+		case !info.IsDir():
+			return usagef("--sandbox-write %q: not a directory", dir)
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return usagef("--sandbox-write %q: %v", dir, err)
+		}
+		s.spec.Writable = append(s.spec.Writable, abs)
+	}
+	return nil
 }
 
 // modelFor loads the model, or reads the script.
@@ -155,7 +257,7 @@ func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.W
 	if c, ok := m.(*local.Client); ok {
 		size = c.ContextSize()
 	}
-	ws, err := tools.NewWorkspace(f.dir, tools.Config{Window: size, Policy: tools.Policy{Yes: f.yes, Ask: askOn(stderr)}})
+	ws, err := f.workspace(size, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -190,6 +292,18 @@ func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.W
 	}
 	a, err := loop.New(cfg)
 	return a, sinks, err
+}
+
+// workspace is the tools' workspace for a window of size tokens: -C, the
+// shell policy (--yes, --check, asking on the terminal) and the sandbox's
+// flags.
+func (f *runFlags) workspace(size int, stderr io.Writer) (*tools.Workspace, error) {
+	ws, err := tools.NewWorkspace(f.dir, tools.Config{Window: size, Sandbox: f.sandbox.spec,
+		Policy: tools.Policy{Yes: f.yes, Ask: askOn(os.Stdin, stderr), Check: f.checkCmd}})
+	if err == nil && !f.sandbox.spec.Off && !tools.Sandboxed(f.sandbox.spec) {
+		fmt.Fprintln(stderr, "loop run: this system has no kernel sandbox (Landlock); commands other than the safe read-only ones are asked before they run")
+	}
+	return ws, err
 }
 
 // readShots reads --few-shot.
@@ -243,23 +357,79 @@ func prefillBar(stderr io.Writer) func(step, done, total int) {
 	}
 }
 
-// interactive reads instructions line by line into one conversation.
+// interactive reads tasks line by line into one conversation, until the
+// end of the input or a cancelled run. A cancelled context (Ctrl-C,
+// SIGTERM) ends the wait for a line too.
 func interactive(ctx context.Context, a *loop.Agent, in io.Reader, stderr io.Writer) error {
-	sc := bufio.NewScanner(in)
-	fmt.Fprint(stderr, "> ")
+	r := bufio.NewReader(in)
 	var last loop.Outcome
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line != "" {
-			last = a.Run(ctx, line)
-			if last.Kind == loop.Cancelled {
-				break
+	for {
+		fmt.Fprint(stderr, "> ")
+		line, err := nextTask(ctx, r)
+		if err != nil {
+			fmt.Fprintln(stderr)
+			if errors.Is(err, io.EOF) {
+				return outcomeError(last)
+			}
+			return err
+		}
+		if task := strings.TrimSpace(line); task != "" {
+			if last = a.Run(ctx, task); last.Kind == loop.Cancelled {
+				fmt.Fprintln(stderr)
+				return outcomeError(last)
 			}
 		}
-		fmt.Fprint(stderr, "> ")
 	}
-	fmt.Fprintln(stderr)
-	return outcomeError(last)
+}
+
+// maxTaskLine is the longest line loop reads as a task from standard
+// input: 1 MiB, more than any model's context holds. A longer line is an
+// error; it is never cut or dropped.
+const maxTaskLine = 1 << 20
+
+// nextTask reads the next line of r in a goroutine of its own, so that a
+// cancelled ctx ends the wait; the abandoned read ends with the process.
+// It reads only when asked, so the answer to a question (askOn) is not
+// taken for a task.
+func nextTask(ctx context.Context, r *bufio.Reader) (string, error) {
+	type read struct {
+		line string
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		line, err := readLine(r, maxTaskLine)
+		done <- read{line, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case got := <-done:
+		return got.line, got.err
+	}
+}
+
+// readLine reads a line of any length up to limit bytes, without its
+// newline; the last line may lack one. It returns io.EOF only when no
+// line is left, and an error naming the limit for a longer line.
+func readLine(r *bufio.Reader, limit int) (string, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(bytes.TrimSuffix(line, []byte("\n"))) > limit {
+			return "", fmt.Errorf("standard input: a task line longer than %d bytes, the most loop reads", limit)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(line) > 0:
+			return string(line), nil
+		case err != nil && !errors.Is(err, io.EOF):
+			return "", fmt.Errorf("standard input: %w", err)
+		}
+		return strings.TrimSuffix(string(line), "\n"), err
+	}
 }
 
 // outcomeError turns an outcome into the command's error, which main turns
@@ -276,11 +446,15 @@ type outcomeErr struct{ o loop.Outcome }
 func (e outcomeErr) Error() string { return e.o.String() }
 
 // askOn asks the user on the terminal before a command the shell policy
-// does not know.
-func askOn(stderr io.Writer) func(ctx context.Context, command string) (bool, error) {
+// does not allow by itself. Without a terminal on in (CI, a pipe of
+// tasks) there is no one to ask: it is nil, and such commands are refused.
+func askOn(in *os.File, stderr io.Writer) func(ctx context.Context, command string) (bool, error) {
+	if !term.IsTerminal(int(in.Fd())) {
+		return nil
+	}
 	return func(ctx context.Context, command string) (bool, error) {
 		fmt.Fprintf(stderr, "\nrun %q? [y/N] ", command)
-		line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+		line, err := bufio.NewReader(in).ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return false, err
 		}
@@ -288,11 +462,20 @@ func askOn(stderr io.Writer) func(ctx context.Context, command string) (bool, er
 	}
 }
 
-// transcriptPath is where a run's events go without --transcript.
-func transcriptPath() string {
+// transcriptDir is where a run's transcript goes without --transcript.
+func transcriptDir() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()
 	}
-	return filepath.Join(dir, "loop", "transcripts", time.Now().UTC().Format("20060102-150405")+".jsonl")
+	return filepath.Join(dir, "loop", "transcripts")
+}
+
+// transcriptName is the file name of a transcript without --transcript:
+// the UTC start time to the millisecond, so that names sort by time, and
+// a random suffix, so that runs started in the same millisecond differ.
+func transcriptName(now time.Time) string {
+	var suffix [4]byte
+	rand.Read(suffix[:])
+	return now.UTC().Format("20060102-150405.000") + "-" + hex.EncodeToString(suffix[:]) + ".jsonl"
 }

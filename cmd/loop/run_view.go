@@ -1,14 +1,19 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/transcript"
+	"github.com/loopagent/loop/internal/termtext"
 )
 
 // runSinks are the renderings of a run's events: the transcript file, and
@@ -22,23 +27,18 @@ type runSinks struct {
 }
 
 func (f *runFlags) sinks(stdout, stderr io.Writer) (*runSinks, error) {
-	s := &runSinks{path: f.transcript}
-	if s.path == "" {
-		s.path = transcriptPath()
-	}
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
-		return nil, err
-	}
-	w, err := transcript.Create(s.path)
+	w, path, err := openTranscript(f.transcript)
 	if err != nil {
 		return nil, err
 	}
-	s.file = w
-	s.multi = transcript.Multi{w}
+	s := &runSinks{file: w, path: path, multi: transcript.Multi{w}}
 	if f.jsonOut {
 		s.multi = append(s.multi, transcript.NewWriter(stdout))
 	} else {
 		s.term = &termView{w: stdout, color: colorOK(stdout)}
+		if f.sandbox.spec.Off {
+			s.term.outcomeNote = "; sandbox off"
+		}
 		s.multi = append(s.multi, s.term)
 	}
 	if f.timings {
@@ -46,6 +46,43 @@ func (f *runFlags) sinks(stdout, stderr io.Writer) (*runSinks, error) {
 		s.multi = append(s.multi, s.times)
 	}
 	return s, nil
+}
+
+// openTranscript creates the run's transcript: the file --transcript
+// names, or a new one in the user cache directory. Either is created
+// exclusively (transcript.Create), so two runs never share a file and a
+// run never appends to an older one's: an explicit file that exists is
+// refused (no caller in scripts/ or the Makefile relies on appending), and
+// a default name that exists, which its random suffix makes unlikely, is
+// drawn again.
+func openTranscript(explicit string) (*transcript.Writer, string, error) {
+	if explicit != "" {
+		if err := os.MkdirAll(filepath.Dir(explicit), 0o755); err != nil {
+			return nil, "", err
+		}
+		w, err := transcript.Create(explicit)
+		if errors.Is(err, fs.ErrExist) {
+			return nil, "", errTranscriptExists(explicit)
+		}
+		return w, explicit, err
+	}
+	dir := transcriptDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", err
+	}
+	for range 10 {
+		path := filepath.Join(dir, transcriptName(time.Now()))
+		w, err := transcript.Create(path)
+		if !errors.Is(err, fs.ErrExist) {
+			return w, path, err
+		}
+	}
+	return nil, "", fmt.Errorf("transcript: %s: no free name after 10 tries", dir)
+}
+
+// errTranscriptExists refuses --transcript FILE when FILE exists.
+func errTranscriptExists(path string) error {
+	return usagef("--transcript %s: the file exists; each run writes a new transcript, so name a new file or remove this one", path)
 }
 
 func (s *runSinks) close(stderr io.Writer) {
@@ -75,11 +112,18 @@ func colorOK(w io.Writer) bool {
 
 // termView renders a run for a person: the model's text as it streams,
 // each call as soon as its name arrives, results in a line or two, notes
-// and the outcome line.
+// and the outcome line. Everything it prints that came from a file, a
+// command or the model goes through termtext first, so that escape
+// sequences in a README or a reply never reach the terminal; the
+// transcript keeps them.
 type termView struct {
 	w       io.Writer
 	color   bool
 	midLine bool
+	// outcomeNote ends the outcome line: what the run ran without.
+	outcomeNote string
+	// The streams of the current reply, each cut anywhere by the deltas.
+	content, reasoning, args termtext.Stripper
 }
 
 const (
@@ -87,13 +131,16 @@ const (
 )
 
 func (v *termView) paint(code, s string) string {
-	if !v.color {
+	if !v.color || s == "" {
 		return s
 	}
 	return code + s + reset
 }
 
 func (v *termView) write(s string) {
+	if s == "" {
+		return
+	}
 	io.WriteString(v.w, s)
 	v.midLine = !strings.HasSuffix(s, "\n")
 }
@@ -104,54 +151,65 @@ func (v *termView) newline() {
 	}
 }
 
+// line writes text on a line of its own, stripped, in colour code.
+func (v *termView) line(code, text string) {
+	v.newline()
+	v.write(v.paint(code, termtext.Strip(text)) + "\n")
+}
+
 // delta streams the model's reply.
 func (v *termView) delta(step int, d chat.Delta) {
 	switch {
 	case d.Content != "":
-		v.write(d.Content)
+		v.write(v.content.Next(d.Content))
 	case d.Reasoning != "":
-		v.write(v.paint(dim, d.Reasoning))
+		v.write(v.paint(dim, v.reasoning.Next(d.Reasoning)))
 	case d.Call != nil && d.Call.Name != "":
+		v.write(v.paint(dim, v.args.Flush()))
 		v.newline()
-		v.write(v.paint(bold, "→ "+d.Call.Name) + " ")
+		v.write(v.paint(bold, "→ "+termtext.Strip(d.Call.Name)) + " ")
 	case d.Call != nil:
-		v.write(v.paint(dim, d.Call.Arguments))
+		v.write(v.paint(dim, v.args.Next(d.Call.Arguments)))
 	}
+}
+
+// endStreams ends the reply's streams: what a cut character left, and a
+// sequence left open, go.
+func (v *termView) endStreams() {
+	v.write(v.content.Flush())
+	v.write(v.paint(dim, v.reasoning.Flush()))
+	v.write(v.paint(dim, v.args.Flush()))
 }
 
 // Emit renders the events a person needs.
 func (v *termView) Emit(e transcript.Event) {
+	v.endStreams()
 	switch e.Kind {
 	case transcript.KindRequest:
-		v.newline()
-		v.write(v.paint(dim, fmt.Sprintf("── step %d (tool_choice %s)\n", e.Step, e.ToolChoice)))
+		v.line(dim, fmt.Sprintf("── step %d (tool_choice %s)", e.Step, e.ToolChoice))
 	case transcript.KindRepair:
-		v.newline()
-		v.write(v.paint(yellow, fmt.Sprintf("  repaired (%s) %v\n", e.Reason, e.Repairs)))
+		v.line(yellow, fmt.Sprintf("  repaired (%s) %v", e.Reason, e.Repairs))
 	case transcript.KindRejected:
-		v.newline()
-		v.write(v.paint(yellow, fmt.Sprintf("  not run (%s): %s\n", e.Reason, firstLine(e.Text))))
+		v.line(yellow, fmt.Sprintf("  not run (%s): %s", e.Reason, firstLine(e.Text)))
 	case transcript.KindResult:
-		v.newline()
 		mark := v.paint(green, "  ✓ ")
 		if e.IsError {
 			mark = v.paint(red, "  ✗ ")
 		}
+		v.newline()
 		v.write(mark + summary(e.Result) + "\n")
 	case transcript.KindNote:
-		v.newline()
-		v.write(v.paint(yellow, "  note: "+firstLine(e.Text)+"\n"))
+		v.line(yellow, "  note: "+firstLine(e.Text))
 	case transcript.KindCompact:
-		v.newline()
-		v.write(v.paint(dim, "── context compacted: "+e.Detail+"\n"))
+		v.line(dim, "── context compacted: "+e.Detail)
 	case transcript.KindOutcome:
-		v.newline()
-		v.write(v.paint(bold, e.Detail) + "\n")
+		v.line(bold, e.Detail+v.outcomeNote)
 	}
 }
 
-// summary is a result in one line: its first line and its size.
+// summary is a result in one line, stripped: its first line and its size.
 func summary(s string) string {
+	s = termtext.Strip(s)
 	lines := strings.Count(s, "\n") + 1
 	first := firstLine(s)
 	if lines > 1 {
@@ -160,13 +218,18 @@ func summary(s string) string {
 	return first
 }
 
+// firstLine is the first line of s, stripped, in 120 bytes at most.
 func firstLine(s string) string {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(termtext.Strip(s))
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
 	if len(s) > 120 {
-		s = s[:117] + "..."
+		cut := 117
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
 	}
 	return s
 }

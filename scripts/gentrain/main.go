@@ -50,6 +50,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/loopagent/loop/agent/sandbox"
 	"github.com/spf13/pflag"
 )
 
@@ -67,6 +68,7 @@ type genFlags struct {
 }
 
 func main() {
+	sandbox.Main() // the supervisor of the commands the tools run
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {

@@ -14,9 +14,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/loop"
+	"github.com/loopagent/loop/agent/sandbox"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.Main()
 	os.Setenv("GOFLAGS", "-count=1")
 	os.Setenv("GOWORK", "off")
 	os.Exit(m.Run())
