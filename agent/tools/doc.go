@@ -42,8 +42,8 @@
 // lead out; FIFOs, devices and sockets are refused before anything is
 // read; writes go through a temporary file and a rename, so a hard link
 // to a file outside is never written in place; and what a tool reads is
-// capped. Config sizes the results from the context window as seed 002
-// Example 13 does: ToolCapForWindow and ReadLinesForWindow give 1,536
+// capped. Config sizes the results from the context window:
+// ToolCapForWindow and ReadLinesForWindow give 1,536
 // characters and 38 lines at 8K. Long output is cut by whole lines, head
 // and tail, with a marker saying how many were cut (TruncateHeadTail).
 //
