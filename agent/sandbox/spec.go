@@ -10,7 +10,7 @@ type Spec struct {
 	// AllowNet lets commands use the network (loop run --allow-net).
 	AllowNet bool
 	// Writable lists more directories where commands may write (loop run
-	// --sandbox-write DIR). A path that does not exist is an error at
-	// start.
+	// --sandbox-write DIR). A path that is not an existing directory makes
+	// Start fail, naming it; loop run checks its flags before that.
 	Writable []string
 }
