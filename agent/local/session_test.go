@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/loopagent/loop/agent/chat"
-	window "github.com/loopagent/loop/agent/context"
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/tools"
+	"github.com/loopagent/loop/agent/window"
 	"github.com/loopagent/loop/internal/testmodels"
 	"github.com/loopagent/loop/llama"
 )

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/loopagent/loop/agent/chat"
-	window "github.com/loopagent/loop/agent/context"
 	"github.com/loopagent/loop/agent/gate"
 	"github.com/loopagent/loop/agent/loopguard"
 	"github.com/loopagent/loop/agent/transcript"
+	"github.com/loopagent/loop/agent/window"
 )
 
 // Agent runs tasks with one model on one workspace, keeping the

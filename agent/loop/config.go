@@ -5,11 +5,11 @@ import (
 	"time"
 
 	"github.com/loopagent/loop/agent/chat"
-	window "github.com/loopagent/loop/agent/context"
 	"github.com/loopagent/loop/agent/fewshot"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/agent/transcript"
+	"github.com/loopagent/loop/agent/window"
 	"github.com/loopagent/loop/sampler"
 )
 
@@ -39,7 +39,7 @@ type Config struct {
 	Timeout time.Duration
 
 	// Context manages the history between the agent and the model
-	// (agent/context): tool results capped on entry, the call/result
+	// (agent/window): tool results capped on entry, the call/result
 	// pairs checked before every request, compaction above the trigger,
 	// and a typed error instead of an overflow. System and Pinned are
 	// filled in by the agent; with a model.Counter, Counter and Measure

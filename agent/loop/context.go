@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/loopagent/loop/agent/chat"
-	window "github.com/loopagent/loop/agent/context"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/transcript"
+	"github.com/loopagent/loop/agent/window"
 	"github.com/loopagent/loop/sampler"
 )
 

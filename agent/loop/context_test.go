@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	window "github.com/loopagent/loop/agent/context"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/agent/transcript"
+	"github.com/loopagent/loop/agent/window"
 )
 
 // recorder checks every request on its way to the model: valid pairs,

@@ -14,11 +14,11 @@ import (
 	"fmt"
 	"strings"
 
-	window "github.com/loopagent/loop/agent/context"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/agent/transcript"
+	"github.com/loopagent/loop/agent/window"
 )
 
 // Name is the tool's name.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	window "github.com/loopagent/loop/agent/context"
+	"github.com/loopagent/loop/agent/window"
 )
 
 type contextPlanFlags struct {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	window "github.com/loopagent/loop/agent/context"
 	"github.com/loopagent/loop/agent/instructions"
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/agent/loop"
@@ -15,6 +14,7 @@ import (
 	"github.com/loopagent/loop/agent/repomap"
 	"github.com/loopagent/loop/agent/subagent"
 	"github.com/loopagent/loop/agent/tools"
+	"github.com/loopagent/loop/agent/window"
 	"github.com/spf13/pflag"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	window "github.com/loopagent/loop/agent/context"
+	"github.com/loopagent/loop/agent/window"
 )
 
 // TestSystemPrompt: the system prompt carries the user's global

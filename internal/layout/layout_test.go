@@ -109,7 +109,7 @@ func TestToolsNeverImportModelPackages(t *testing.T) {
 // agent gives them a token counter and a summarizer. They never reach a
 // model, an engine or the tools.
 func TestContextPackagesKnowNoModel(t *testing.T) {
-	pure := []string{module + "/agent/context", module + "/agent/instructions", module + "/agent/repomap", module + "/agent/todo"}
+	pure := []string{module + "/agent/window", module + "/agent/instructions", module + "/agent/repomap", module + "/agent/todo"}
 	banned := []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/agent/model", module + "/agent/tools"}
 	found := 0
 	for _, p := range listPackages(t) {

@@ -1,8 +1,6 @@
 // Package window decides which tokens go into each request of a coding
 // agent, so that a long session never overflows a small context window
-// (seed 002, "Context Engineering for Coding Agents"). It lives in
-// agent/context; it is named window so that it never shadows the standard
-// library's context package in the agent loop, which uses both.
+// (seed 002, "Context Engineering for Coding Agents").
 //
 // # Budget
 //
