@@ -290,3 +290,30 @@ func badValue(key, v string, err error) error {
 	}
 	return &Error{Op: "resolve", Subject: key, Err: fmt.Errorf("%w %q: %v", ErrBadValue, v, err)}
 }
+
+// Unset returns o without the fields that meta's GGUF keys set, so that
+// Resolve(meta, o.Unset(meta).Merge(user)) lets the model's own keys win
+// over o and the user win over both: how a preset fills only what a model
+// leaves to its caller.
+func (o Overrides) Unset(meta map[string]string) Overrides {
+	clear := map[string]func(){
+		KeySequence:       func() { o.Order = nil },
+		KeyTopK:           func() { o.TopK = nil },
+		KeyTopP:           func() { o.TopP = nil },
+		KeyMinP:           func() { o.MinP = nil },
+		KeyXTCProbability: func() { o.XTCProbability = nil },
+		KeyXTCThreshold:   func() { o.XTCThreshold = nil },
+		KeyTemp:           func() { o.Temperature = nil },
+		KeyPenaltyLastN:   func() { o.PenaltyLastN = nil },
+		KeyPenaltyRepeat:  func() { o.RepeatPenalty = nil },
+		KeyMirostat:       func() { o.Mirostat = nil },
+		KeyMirostatTau:    func() { o.MirostatTau = nil },
+		KeyMirostatEta:    func() { o.MirostatEta = nil },
+	}
+	for key := range meta {
+		if f, ok := clear[key]; ok {
+			f()
+		}
+	}
+	return o
+}

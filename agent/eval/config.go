@@ -11,7 +11,7 @@ import (
 
 	"github.com/loopagent/loop/agent/fewshot"
 	"github.com/loopagent/loop/agent/loop"
-	"github.com/loopagent/loop/agent/tools"
+	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/sampler"
 )
 
@@ -62,6 +62,15 @@ type Config struct {
 	// scenario's, for a script), "prompt" the prompt-based format that
 	// describes the tools in the system prompt.
 	Format string `json:"format,omitempty"`
+
+	// NoContext, NoRepoMap, NoInstructions and NoSubagent are loop run's
+	// --no-context, --no-repo-map, --no-context-files and --no-subagent:
+	// the context manager, the repository map, the instruction files and
+	// the task tool, which are on by default as in loop run.
+	NoContext      bool `json:"no_context,omitempty"`
+	NoRepoMap      bool `json:"no_repo_map,omitempty"`
+	NoInstructions bool `json:"no_context_files,omitempty"`
+	NoSubagent     bool `json:"no_subagent,omitempty"`
 
 	// MaxSteps bounds a run's model requests when the scenario does not;
 	// 0 means loop's default, 30.
@@ -167,51 +176,30 @@ func configNames() []string {
 	return names
 }
 
-// apply sets the configuration's settings on a loop.Config, with the
-// run's seed in both sampler configurations, so that two configurations
-// sample their runs alike.
-func (c Config) apply(lc *loop.Config, seed int) error {
-	lc.Guards = c.Guards()
-	if lc.MaxSteps == 0 {
-		lc.MaxSteps = c.MaxSteps
+// apply sets the configuration's settings on a run's loop.Settings,
+// with the run's seed in the sampler, so that two configurations sample
+// their runs alike.
+func (c Config) apply(s *loop.Settings, seed int) {
+	s.Guards = c.Guards()
+	if s.MaxSteps == 0 {
+		s.MaxSteps = c.MaxSteps
 	}
-	lc.MaxTokens = c.MaxTokens
-	lc.NoGrammar = c.NoGrammar
+	s.MaxTokens = c.MaxTokens
+	s.NoGrammar = c.NoGrammar
 	if c.Format == "prompt" {
-		lc.Format = "prompt"
+		s.Format = "prompt"
 	}
 	if c.FewShot {
-		lc.FewShot = fewshot.Default()
+		s.FewShot = fewshot.Default()
 	}
-	o := sampler.Overrides{Seed: sampler.Ptr(uint32(seed))}
+	s.Tools = c.Tools
+	s.NoContext, s.NoRepoMap, s.NoInstructions, s.NoSubagent = c.NoContext, c.NoRepoMap, c.NoInstructions, c.NoSubagent
+	user := sampler.Overrides{Seed: sampler.Ptr(uint32(seed))}
 	if c.Temperature != nil {
-		o.Temperature = sampler.Ptr(*c.Temperature)
+		user.Temperature = sampler.Ptr(*c.Temperature)
 	}
-	prose, call := sampler.PresetProse, sampler.PresetToolCall
+	s.Sampling = model.Agent(user)
 	if c.Preset != "" {
-		call = c.Preset
+		s.Sampling.CallPreset = c.Preset
 	}
-	var err error
-	if lc.Sampling, err = resolvePreset(prose, o); err != nil {
-		return err
-	}
-	lc.CallSampling, err = resolvePreset(call, o)
-	return err
-}
-
-func resolvePreset(name string, o sampler.Overrides) (*sampler.Config, error) {
-	p, err := sampler.Preset(name)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := sampler.Resolve(nil, p.Merge(o))
-	return &cfg, err
-}
-
-// toolSet cuts the default tools to the configuration's set.
-func (c Config) toolSet() (*tools.Set, error) {
-	if c.Tools == "small" {
-		return tools.Default().Subset("read_file", "edit_file", "shell")
-	}
-	return tools.Default(), nil
 }

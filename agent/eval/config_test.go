@@ -31,28 +31,26 @@ func TestBuiltins(t *testing.T) {
 	}
 }
 
-// TestConfigApply: the settings reach loop.Config: the seed and the
+// TestConfigApply: the settings reach loop.Settings: the seed and the
 // temperature in both samplers, the call preset, the few-shot examples,
-// the small tool set, the step and token limits.
+// the small tool set, the step and token limits, the context switches.
 func TestConfigApply(t *testing.T) {
-	c, err := ParseConfig([]byte(`{"name": "x", "temperature": 0.6, "preset": "prose", "few_shot": true, "tools": "small", "max_steps": 9, "max_tokens": 256}`))
+	c, err := ParseConfig([]byte(`{"name": "x", "temperature": 0.6, "preset": "prose", "few_shot": true, "tools": "small", "max_steps": 9, "max_tokens": 256, "no_repo_map": true}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lc loop.Config
-	if err := c.apply(&lc, 3); err != nil {
+	var s loop.Settings
+	c.apply(&s, 3)
+	r, err := s.Sampling.Resolve(nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	prose, _ := sampler.Preset(sampler.PresetProse)
-	if lc.Sampling == nil || lc.CallSampling == nil || lc.Sampling.Seed != 3 || lc.CallSampling.Seed != 3 ||
-		lc.Sampling.Temperature != 0.6 || lc.CallSampling.Temperature != 0.6 || lc.CallSampling.TopP != *prose.TopP {
-		t.Errorf("samplers %+v / %+v: want seed 3, temperature 0.6, and the prose preset for calls", lc.Sampling, lc.CallSampling)
+	if r.Call == nil || r.Answer.Seed != 3 || r.Call.Seed != 3 || r.Answer.Temperature != 0.6 || r.Call.Temperature != 0.6 || r.Call.TopP != *prose.TopP {
+		t.Errorf("samplers %+v / %+v: want seed 3, temperature 0.6, and the prose preset for calls", r.Answer, r.Call)
 	}
-	if len(lc.FewShot) == 0 || lc.MaxSteps != 9 || lc.MaxTokens != 256 {
-		t.Errorf("few-shot %d, max steps %d, max tokens %d; want the default shots, 9, 256", len(lc.FewShot), lc.MaxSteps, lc.MaxTokens)
-	}
-	set, err := c.toolSet()
-	if err != nil || cmp.Diff([]string{"read_file", "edit_file", "shell"}, set.Names()) != "" {
-		t.Errorf("small tool set: %v, %v", set.Names(), err)
+	if len(s.FewShot) == 0 || s.MaxSteps != 9 || s.MaxTokens != 256 || s.Tools != "small" || !s.NoRepoMap || s.NoContext {
+		t.Errorf("few-shot %d, max steps %d, max tokens %d, tools %q, no repo map %v, no context %v; want the default shots, 9, 256, small, true, false",
+			len(s.FewShot), s.MaxSteps, s.MaxTokens, s.Tools, s.NoRepoMap, s.NoContext)
 	}
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"encoding/json"
+	"github.com/loopagent/loop/agent/loop"
 	"reflect"
 	"regexp"
 	"slices"
@@ -25,6 +26,9 @@ type Result struct {
 	Reason string `json:"reason,omitempty"`
 	// Outcome is how the loop ended (loop.Kind).
 	Outcome string `json:"outcome"`
+	// Agent is what loop.New assembled for the run: its window, context
+	// management, instruction files, repository map and tools.
+	Agent loop.Setup `json:"agent"`
 	// Requests, Calls, Repairs and Retries are the loop's counts.
 	Requests int `json:"requests"`
 	Calls    int `json:"calls"`

@@ -3,6 +3,7 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/loopagent/loop/agent/loop"
 	"io"
 	"strings"
 )
@@ -28,6 +29,9 @@ type Report struct {
 // Summary is one configuration's rates, each with its Wilson interval.
 type Summary struct {
 	Config string `json:"config"`
+	// Agent is what loop.New assembled for the configuration's first
+	// run: the context settings the figures were measured with.
+	Agent loop.Setup `json:"agent"`
 	// Pass is the runs that passed.
 	Pass Rate `json:"pass"`
 	// PassAll is pass^k: the scenarios that passed in all k = Seeds runs.
@@ -71,6 +75,9 @@ func NewReport(suite *Suite, configs []Config, seeds int, results []Result) *Rep
 		for _, res := range results {
 			if res.Config != c.Name {
 				continue
+			}
+			if s.Pass.N == 0 {
+				s.Agent = res.Agent
 			}
 			s.add(res)
 			if _, seen := allPass[res.Scenario]; !seen {
@@ -195,7 +202,7 @@ func (r *Report) Rates() string {
 	var b strings.Builder
 	k := max(r.Seeds, 1)
 	for _, s := range r.Summaries {
-		fmt.Fprintf(&b, "%s (%d requests)\n", s.Config, s.Requests)
+		fmt.Fprintf(&b, "%s (%d requests)\n  agent: %s\n", s.Config, s.Requests, s.Agent)
 		rows := []struct {
 			name string
 			rate Rate

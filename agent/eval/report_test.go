@@ -134,7 +134,7 @@ func TestFromTranscript(t *testing.T) {
 	script, _ := model.NewScript("hermes", replies(texts...))
 	ws, _ := tools.NewWorkspace(dir, tools.Config{Policy: tools.Policy{Yes: true}})
 	var log bytes.Buffer
-	a, err := loop.New(loop.Config{Model: script, Tools: tools.Default(), Workspace: ws, Sink: transcript.NewWriter(&log)})
+	a, err := loop.New(script, loop.Settings{ToolSet: tools.Default(), Workspace: ws, Sink: transcript.NewWriter(&log), NoContext: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
 package eval
 
 import (
+	"time"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/loopagent/loop/agent/loop"
@@ -55,6 +58,13 @@ type Runner struct {
 	Seeds int
 	// Progress hears each result as it comes; nil means silence.
 	Progress func(Result)
+	// Window is the context window of scripted runs, in tokens (a live
+	// model has its own); 0 means loop.New's default.
+	Window int
+	// Transcripts, when set, is a directory where each run's events go,
+	// as loop run writes them, to a new file named
+	// scenario.config.seed.jsonl.
+	Transcripts string
 	// Parallel is how many runs go at once; 0 means 1. The factories
 	// must then be safe for concurrent use (a pool of clients, one per
 	// run: local.NewPool).
@@ -130,7 +140,7 @@ func (r Runner) runOne(ctx context.Context, spec RunSpec) (Result, error) {
 	if err := sc.copyWorkspace(dir); err != nil {
 		return Result{}, &Error{Op: "run", Subject: sc.Name, Err: err}
 	}
-	agent, evs, err := newAgent(m, spec, dir)
+	agent, evs, err := newAgent(m, spec, dir, r.Window)
 	if err != nil {
 		return Result{}, &Error{Op: "run", Subject: sc.Name + " / " + cfg.Name, Err: err}
 	}
@@ -138,41 +148,75 @@ func (r Runner) runOne(ctx context.Context, spec RunSpec) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	if err := r.keep(spec, *evs); err != nil {
+		return Result{}, err
+	}
 	res := measure(*evs, sc)
 	res.Scenario, res.Config, res.Seed, res.Grammar = sc.Name, cfg.Name, spec.Seed, grammar
-	res.Outcome, res.Requests = string(out.Kind), out.Requests
+	res.Outcome, res.Requests, res.Agent = string(out.Kind), out.Requests, agent.Setup()
 	res.Calls, res.Repairs, res.Retries = out.Calls, out.Repairs, out.Retries
 	res.Reason = judge(ctx, sc, out, res, dir)
 	res.Pass = res.Reason == ""
 	return res, nil
 }
 
-// newAgent builds the run's agent, with a sink that keeps its events.
-func newAgent(m model.Model, spec RunSpec, dir string) (*loop.Agent, *events, error) {
+// newAgent builds the run's agent with loop.New, as loop run does: the
+// same tools, system prompt, context manager and guards for the same
+// settings, in a workspace of its own where nobody is asked before a
+// command. Its sink keeps the events.
+func newAgent(m model.Model, spec RunSpec, dir string, window int) (*loop.Agent, *events, error) {
 	sc, cfg := spec.Scenario, spec.Config
-	ws, err := tools.NewWorkspace(dir, tools.Config{})
-	if err != nil {
-		return nil, nil, err
-	}
-	set := seedTools()
-	if sc.Tools != "seed13" {
-		if set, err = cfg.toolSet(); err != nil {
-			return nil, nil, err
-		}
-	}
 	evs := &events{}
-	lc := loop.Config{Model: m, Tools: set, Workspace: ws, MaxSteps: sc.MaxSteps, Check: sc.Check, Sink: evs}
-	if err := cfg.apply(&lc, spec.Seed); err != nil {
-		return nil, nil, err
+	s := loop.Settings{Dir: dir, Window: window, MaxSteps: sc.MaxSteps, Check: sc.Check, Sink: evs,
+		Limits: tools.Config{Policy: tools.Policy{Check: sc.Check}}}
+	cfg.apply(&s, spec.Seed)
+	if sc.Tools == "seed13" {
+		s.ToolSet = seedTools()
 	}
-	a, err := loop.New(lc)
+	a, err := loop.New(m, s)
 	return a, evs, err
+}
+
+// keep writes a run's events to Transcripts.
+func (r Runner) keep(spec RunSpec, evs []transcript.Event) error {
+	if r.Transcripts == "" {
+		return nil
+	}
+	name := fmt.Sprintf("%s.%s.%d.jsonl", fileName(spec.Scenario.Name), fileName(spec.Config.Name), spec.Seed)
+	w, err := transcript.Create(filepath.Join(r.Transcripts, name))
+	if err != nil {
+		return &Error{Op: "write transcript", Subject: name, Err: err}
+	}
+	for _, e := range evs {
+		w.Emit(e)
+	}
+	if err := w.Close(); err != nil {
+		return &Error{Op: "write transcript", Subject: name, Err: err}
+	}
+	return nil
+}
+
+// fileName makes a name safe as a file name: anything but letters,
+// digits, '-', '+' and '_' becomes '_'.
+func fileName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '+', r == '_':
+			return r
+		}
+		return '_'
+	}, s)
 }
 
 // events keeps a run's events.
 type events []transcript.Event
 
-func (e *events) Emit(ev transcript.Event) { *e = append(*e, ev) }
+func (e *events) Emit(ev transcript.Event) {
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	*e = append(*e, ev)
+}
 
 // judge returns why the run failed, or "" when it passed: first how the
 // run ended (the model must have answered; an answer after an unverified

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/engine"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
@@ -70,7 +71,8 @@ type Client struct {
 	thinking       bool // the template writes <think> blocks
 	draftMax       int
 	draftInCalls   bool
-	pace           engine.Pace // drafting's, from one request to the next
+	pace           engine.Pace       // drafting's, from one request to the next
+	meta           map[string]string // the model's general.sampling.* keys
 }
 
 // New makes a client over m. The template must render; the context must
@@ -81,7 +83,7 @@ func New(m *llama.Model, opts Options) (*Client, error) {
 
 // newClient makes a client over a context of seqs sequences.
 func newClient(m *llama.Model, opts Options, seqs int) (*Client, error) {
-	c := &Client{model: m, draftMax: opts.DraftMax, draftInCalls: opts.DraftInCalls}
+	c := &Client{model: m, draftMax: opts.DraftMax, draftInCalls: opts.DraftInCalls, meta: engine.SamplingMeta(m)}
 	bos, _ := m.TokenPiece(max(m.BOS(), 0), true)
 	eos, _ := m.TokenPiece(max(m.EOS(), 0), true)
 	src := opts.ChatTemplate
@@ -238,6 +240,20 @@ func (c *Client) Sub() (*Client, error) {
 	}
 	return &sub, nil
 }
+
+// Fork is Sub as a model.Forker: the agent's task tool runs its
+// subagent on it.
+func (c *Client) Fork() (model.Model, func() error, error) {
+	sub, err := c.Sub()
+	if err != nil {
+		return nil, nil, err
+	}
+	return sub, sub.Release, nil
+}
+
+// CanFork reports whether Sub can work: the client was made with
+// Options.Subagents and is not a Sub client itself.
+func (c *Client) CanFork() bool { return c.subagents && c.parent == nil }
 
 // Release ends a Sub client: its sequence is cleared and the parent's
 // restored.

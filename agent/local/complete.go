@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/loopagent/loop/engine"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
-	"github.com/loopagent/loop/sampler"
 )
 
 // Request, Response and Usage are the agent's model types: a Client is a
@@ -61,6 +59,7 @@ type request struct {
 	v        *chat.Validator
 	g        *llama.Sampler // the call grammar, or nil
 	ch, call *llama.Sampler // the chain, and the call chain or nil
+	sampling model.Resolved // what the chains were built from
 	stream   chat.StreamParser
 }
 
@@ -96,16 +95,24 @@ func (c *Client) prepare(req Request) (*request, error) {
 		return r, err
 	}
 	r.u.GrammarMs = msSince(t)
-	if r.ch, err = c.chain(req.Sampling); err != nil {
+	if r.sampling, err = req.Sampling.Resolve(c.meta); err != nil {
 		return r, err
 	}
-	if req.CallSampling != nil && r.g != nil {
-		if r.call, err = c.chain(*req.CallSampling); err != nil {
+	if r.ch, err = engine.Chain(c.ctx, r.sampling.Answer); err != nil {
+		return r, err
+	}
+	if r.sampling.Call != nil && r.g != nil {
+		if r.call, err = engine.Chain(c.ctx, *r.sampling.Call); err != nil {
 			return r, err
 		}
 	}
-	r.stream, err = c.stream(req, r.format, r.prompt)
-	return r, err
+	if r.stream, err = c.stream(req, r.format, r.prompt); err != nil {
+		return r, err
+	}
+	if req.OnStart != nil {
+		req.OnStart(model.Start{Format: r.format.Name(), Sampling: r.sampling, PromptTokens: len(r.toks)})
+	}
+	return r, nil
 }
 
 // close frees the grammar and the chains.
@@ -159,7 +166,7 @@ func (r *request) generate(ctx context.Context) (*engine.Result, error) {
 // response parses the end of the reply, validates its calls and fills
 // the usage.
 func (r *request) response(res *engine.Result) *Response {
-	resp := &Response{Prompt: r.prompt, Format: r.format.Name(), Text: res.Text}
+	resp := &Response{Prompt: r.prompt, Format: r.format.Name(), Text: res.Text, Sampling: r.sampling}
 	t := time.Now()
 	resp.Parsed = r.stream.Finish()
 	u := &r.u
@@ -205,17 +212,6 @@ func toolsKey(ts []chat.Tool) string {
 		b.WriteByte(0)
 	}
 	return b.String()
-}
-
-// chain builds a sampler chain; a zero Config means the defaults.
-func (c *Client) chain(cfg sampler.Config) (*llama.Sampler, error) {
-	if reflect.ValueOf(cfg).IsZero() {
-		var err error
-		if cfg, err = sampler.Resolve(engine.SamplingMeta(c.model), sampler.Overrides{}); err != nil {
-			return nil, err
-		}
-	}
-	return engine.Chain(c.ctx, cfg)
 }
 
 // stream returns the parser of the reply. Without tools, or with

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/internal/testmodels"
 	"github.com/loopagent/loop/sampler"
@@ -33,7 +34,7 @@ func TestDraftSameReply(t *testing.T) {
 	}
 	t.Cleanup(func() { inCalls.Close() })
 	msgs := userMessages(t, `[{"role": "user", "content": "Read pom.xml, then pom.xml again, then pom.xml once more."}]`)
-	sc, _ := sampler.Resolve(nil, sampler.Overrides{Seed: sampler.Ptr[uint32](3)})
+	sc := model.Sampling{User: sampler.Overrides{Seed: sampler.Ptr[uint32](3)}}
 	for _, mode := range []grammar.ChoiceMode{grammar.ChoiceAuto, grammar.ChoiceRequired, grammar.ChoiceNone} {
 		run := func(c *local.Client) (*local.Response, string) {
 			var streamed string

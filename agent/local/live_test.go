@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/paths"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/grammar"
@@ -80,7 +81,7 @@ func TestLiveSeedRun(t *testing.T) {
 	complete := 0
 	for _, cfg := range configs {
 		for seed := 1; seed <= 6; seed++ {
-			sc, _ := sampler.Resolve(nil, sampler.Overrides{Temperature: sampler.Ptr[float32](0.8), Seed: sampler.Ptr(uint32(seed))})
+			sc := model.Sampling{User: sampler.Overrides{Temperature: sampler.Ptr[float32](0.8), Seed: sampler.Ptr(uint32(seed))}}
 			msgs := []chat.Message{user}
 			if cfg.prefill {
 				msgs = append(msgs, prefill)
@@ -137,7 +138,7 @@ func TestPromptBasedFallback(t *testing.T) {
 		t.Fatalf("Phi-3.5 detected as %s (%s), want prompt", d.Format, d.Reason)
 	}
 	tools, _ := chat.ParseTools([]byte(seedTool))
-	sc, _ := sampler.Resolve(nil, sampler.Overrides{Seed: sampler.Ptr[uint32](1)})
+	sc := model.Sampling{User: sampler.Overrides{Seed: sampler.Ptr[uint32](1)}}
 	resp, err := c.Complete(context.Background(), local.Request{
 		Messages: []chat.Message{{Role: "user", Content: "What is in pom.xml?"}}, Tools: tools,
 		ToolChoice: grammar.Choice{Mode: grammar.ChoiceRequired}, Sampling: sc, MaxTokens: 200, IDSeed: 1})
@@ -170,7 +171,7 @@ func TestLiveGrammarTools(t *testing.T) {
 	madeUp := 0
 	for seed := 1; seed <= 4; seed++ {
 		for _, narrowed := range []bool{true, false} {
-			sc, _ := sampler.Resolve(nil, sampler.Overrides{Temperature: sampler.Ptr[float32](0.8), Seed: sampler.Ptr(uint32(seed))})
+			sc := model.Sampling{User: sampler.Overrides{Temperature: sampler.Ptr[float32](0.8), Seed: sampler.Ptr(uint32(seed))}}
 			req := local.Request{Messages: user, Tools: free, ToolChoice: grammar.Choice{Mode: grammar.ChoiceRequired},
 				Sampling: sc, MaxTokens: 200, IDSeed: uint64(seed)}
 			if narrowed {
@@ -229,7 +230,7 @@ func TestLiveEditGrammar(t *testing.T) {
 	narrow := paths.Narrow(context.Background(), defs, set, ws, []string{"cart.go"})
 	user := []chat.Message{{Role: "user", Content: "Fix Charge in cart.go."}}
 	for seed := 1; seed <= 6; seed++ {
-		sc, _ := sampler.Resolve(nil, sampler.Overrides{Temperature: sampler.Ptr[float32](0.8), Seed: sampler.Ptr(uint32(seed))})
+		sc := model.Sampling{User: sampler.Overrides{Temperature: sampler.Ptr[float32](0.8), Seed: sampler.Ptr(uint32(seed))}}
 		resp, err := c.Complete(context.Background(), local.Request{Messages: user, Tools: defs, GrammarTools: narrow,
 			ToolChoice: grammar.Choice{Mode: grammar.ChoiceFunction, Function: "edit_file"}, Sampling: sc, MaxTokens: 120, IDSeed: uint64(seed)})
 		if err != nil {

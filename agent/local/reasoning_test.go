@@ -79,10 +79,7 @@ func TestReasoningBudget(t *testing.T) {
 	// The prefill opens the reasoning; a random model never closes it.
 	msgs := userMessages(t, `[{"role": "user", "content": "What is in pom.xml?"}, {"role": "assistant", "content": "<think>\n"}]`)
 	const budget, limit = 8, 60
-	greedy, err := sampler.Resolve(nil, sampler.Overrides{Greedy: ptr(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	greedy := model.Sampling{User: sampler.Overrides{Greedy: ptr(true)}}
 	var free string // the reasoning without a budget
 	for _, tt := range []struct {
 		name   string

@@ -6,6 +6,7 @@ import (
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/internal/testmodels"
 	"github.com/loopagent/loop/sampler"
 )
@@ -20,10 +21,7 @@ func TestSub(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	greedy, err := sampler.Resolve(nil, sampler.Overrides{Greedy: ptr(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	greedy := model.Sampling{User: sampler.Overrides{Greedy: ptr(true)}}
 	var text string
 	ask := func(cl *local.Client, msgs ...chat.Message) local.Usage {
 		t.Helper()

@@ -2,7 +2,7 @@ package loop
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -16,14 +16,16 @@ import (
 // Agent runs tasks with one model on one workspace, keeping the
 // conversation between Runs. It is not safe for concurrent use.
 type Agent struct {
-	cfg     Config
-	tools   []chat.Tool
-	history []chat.Message // after the system prompt
-	gate    *gate.Gate
-	guard   loopguard.Detector
-	sink    transcript.Sink
-	window  *window.Manager // context management, or nil
-	read    []string        // the files read_file has shown, for agent/paths
+	cfg      config
+	tools    []chat.Tool
+	history  []chat.Message // after the system prompt
+	gate     *gate.Gate
+	guard    loopguard.Detector
+	sink     transcript.Sink
+	window   *window.Manager // context management, or nil
+	read     []string        // the files read_file has shown, for agent/paths
+	warnings []string        // what New left out of the system prompt, and why
+	setup    Setup           // what New assembled
 
 	// Built once: the tools do not change during a run.
 	validator    *chat.Validator
@@ -37,35 +39,28 @@ type Agent struct {
 	pending   []int       // history indices of failed attempts, for PruneRetries
 	force     forceChoice // tool_choice of the next request
 	maxTokens int         // budget of the next request
+	sent      int         // budget of the last request sent
 	prevCall  string      // canonical signature of the last executed call
-}
-
-// New checks the configuration and returns an Agent.
-func New(cfg Config) (*Agent, error) {
-	if cfg.Model == nil || cfg.Tools == nil || cfg.Workspace == nil {
-		return nil, errors.New("loop: Config needs a Model, Tools and a Workspace")
-	}
-	tools, err := chat.ParseTools(cfg.Tools.Definitions())
-	if err != nil {
-		return nil, fmt.Errorf("loop: the tools' definitions: %w", err)
-	}
-	check := cfg.Check
-	if check == "" {
-		check = gate.DetectCheck(cfg.Workspace.Root())
-	}
-	a := &Agent{cfg: cfg, tools: tools, gate: gate.New(check), sink: cfg.Sink}
-	if a.sink == nil {
-		a.sink = transcript.Multi(nil)
-	}
-	a.validator, a.validatorErr = chat.NewValidator(tools)
-	a.guard = loopguard.Detector{Repeats: cfg.Guards.LoopRepeats, Cycles: cfg.Guards.LoopCycles}
-	a.newWindow()
-	return a, nil
 }
 
 // Check returns the command the gate takes as verification ("" when none
 // was given or found: then any recognised test command counts).
 func (a *Agent) Check() string { return a.gate.Check }
+
+// Warnings says what New left out of the system prompt because it could
+// not be read (an instruction file, the repository map), and why.
+func (a *Agent) Warnings() []string { return a.warnings }
+
+// Setup says what New assembled around the model.
+func (a *Agent) Setup() Setup { return a.setup }
+
+// Messages returns the conversation as the next request sends it: the
+// system prompt, the few-shot examples and the history.
+func (a *Agent) Messages() []chat.Message { return a.messages() }
+
+// Definitions returns the definitions of the tools the agent offers, as
+// every request sends them.
+func (a *Agent) Definitions() json.RawMessage { return a.cfg.tools.Definitions() }
 
 // History returns the conversation after the system prompt.
 func (a *Agent) History() []chat.Message { return a.history }
@@ -85,7 +80,7 @@ func (a *Agent) Run(ctx context.Context, task string) Outcome {
 	a.force = a.firstChoice(task)
 	a.gate.Task(task)
 	a.history = append(a.history, chat.Message{Role: "user", Content: task})
-	a.emit(transcript.Event{Kind: transcript.KindTask, Task: task, Workspace: a.cfg.Workspace.Root(), Detail: a.gate.Check})
+	a.emit(transcript.Event{Kind: transcript.KindTask, Task: task, Workspace: a.cfg.ws.Root(), Detail: a.gate.Check})
 	out := a.steps(ctx)
 	out.Wall = time.Since(start)
 	a.emit(transcript.Event{Kind: transcript.KindOutcome, Outcome: string(out.Kind), Reason: out.Reason, Detail: out.String()})

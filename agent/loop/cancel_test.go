@@ -35,7 +35,7 @@ func TestCancel(t *testing.T) {
 	t.Run("during generation", func(t *testing.T) {
 		ws, _ := tools.NewWorkspace(t.TempDir(), tools.Config{})
 		m := blockingModel{started: make(chan struct{})}
-		a, err := loop.New(loop.Config{Model: m, Tools: tools.Default(), Workspace: ws})
+		a, err := loop.New(m, loop.Settings{ToolSet: tools.Default(), Workspace: ws, NoContext: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestCancel(t *testing.T) {
 		pidFile := filepath.Join(dir, "pid")
 		script, _ := model.NewScript("hermes", []model.Reply{{Text: call(`{"name": "shell", "arguments": {"command": "sleep 300 & echo $! > pid; wait"}}`)}})
 		ws, _ := tools.NewWorkspace(dir, tools.Config{Policy: tools.Policy{Yes: true}})
-		a, err := loop.New(loop.Config{Model: script, Tools: tools.Default(), Workspace: ws, Guards: loop.Guards{NoForce: true}})
+		a, err := loop.New(script, loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: loop.Guards{NoForce: true}, NoContext: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,7 +44,7 @@ func (a *Agent) check(resp *model.Response) turn {
 	if resp.FinishReason == "length" {
 		t.bad = badCutOff
 		t.errMsg = fmt.Sprintf("Your reply was cut off at the limit of %d tokens, so nothing ran. Write it again, shorter; the next reply may use %d tokens.",
-			a.maxTokens, 2*a.cfg.maxTokens())
+			a.sent, a.cfg.grownBudget(a.sent))
 		return t
 	}
 	f, err := a.format(resp.Format)
@@ -203,7 +203,7 @@ func (a *Agent) classify(t turn) {
 
 // exists reports whether a path exists in the workspace.
 func (a *Agent) exists(path string) bool {
-	p, err := a.cfg.Workspace.Resolve(path)
+	p, err := a.cfg.ws.Resolve(path)
 	if err != nil {
 		return false
 	}

@@ -10,53 +10,86 @@ import (
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/agent/transcript"
 	"github.com/loopagent/loop/agent/window"
-	"github.com/loopagent/loop/sampler"
 )
 
-// Config configures an Agent. Its zero value, given a Model, Tools and a
-// Workspace, is the whole reliability layer with the documented defaults.
-type Config struct {
-	// Model answers the requests: the in-process client or a script.
-	Model model.Model
-	// Tools are the tools offered to the model.
-	Tools *tools.Set
-	// Workspace is where the tools work.
+// Settings configure an agent: its workspace, what New assembles around
+// the model (tools, system prompt, context manager, subagent) and how it
+// runs. The zero value, given a Dir, is `loop run`'s default agent: the
+// whole reliability layer, the six tools, the workspace's instruction
+// files and, where the window plan has room, its repository map, context
+// management, and the task tool on a model that can fork.
+type Settings struct {
+	// Dir is the workspace: the tools work inside it.
+	Dir string
+	// InstructionsRoot is where the instruction files' walk starts: they
+	// load from it down to the workspace, the nearest last, as in a
+	// repository whose root and packages each have an AGENTS.md. It must
+	// hold the workspace; "" means the workspace alone.
+	InstructionsRoot string
+	// Workspace, when set, replaces the workspace made from Dir and
+	// Limits (a subagent shares its parent's).
 	Workspace *tools.Workspace
-	// System is the system prompt; empty means DefaultSystem.
+	// Limits configure the tools (tools.Config: the shell policy, the
+	// sandbox, the caps); its Window is Window's when zero.
+	Limits tools.Config
+	// Window is the context window in tokens of a model that does not
+	// say its own (model.Sized); 0 means 4096.
+	Window int
+
+	// Tools is "" or "large" for the six tools, "small" for read_file,
+	// edit_file and shell. ToolSet, when set, replaces them.
+	Tools   string
+	ToolSet *tools.Set
+	// Todos offers the todos tool: the model keeps its plan, which goes
+	// into compaction summaries.
+	Todos bool
+	// NoSubagent leaves out the task tool, which is offered when the
+	// window plan searches by subagent and the model can fork
+	// (model.Forker).
+	NoSubagent bool
+	// System replaces DefaultSystem; the instruction files and the
+	// repository map still follow it.
 	System string
+	// NoInstructions loads no instruction files (AGENTS.md, CLAUDE.md,
+	// ...); GlobalInstructions are the user's own, loaded first.
+	NoInstructions     bool
+	GlobalInstructions []string
+	// NoRepoMap leaves the repository map out of the system prompt.
+	NoRepoMap bool
 	// FewShot are examples placed right after the system prompt, where
-	// they never change and so stay in the prompt cache (seed 000 Example
-	// 8). A call that copies an example's value which the conversation
-	// never mentions does not run: it goes back as a bad reply ("copied").
+	// they never change and so stay in the prompt cache. A call that
+	// copies an example's value which the conversation never mentions
+	// does not run: it goes back as a bad reply ("copied").
 	FewShot fewshot.Shots
+
+	// NoContext turns context management off: no cap on entry, no
+	// compaction; the run fails when the context is full. Context, when
+	// set, replaces the manager New builds from the window plan (tool
+	// results capped on entry, the call/result pairs checked before
+	// every request, compaction above the trigger, a typed error instead
+	// of an overflow); its empty fields are filled in as for the default.
+	NoContext bool
+	Context   *window.Config
 
 	// MaxSteps bounds the model requests of a Run; 0 means 30.
 	MaxSteps int
-	// MaxTokens bounds each reply; 0 means 1024. A call cut by it is asked
-	// again with twice the budget.
+	// MaxTokens bounds each reply; 0 means 1024. A reply cut by it is
+	// asked again with twice the budget it was cut at, up to eight times
+	// MaxTokens.
 	MaxTokens int
 	// Timeout bounds the wall time of a Run; 0 means none.
 	Timeout time.Duration
-
-	// Context manages the history between the agent and the model
-	// (agent/window): tool results capped on entry, the call/result
-	// pairs checked before every request, compaction above the trigger,
-	// and a typed error instead of an overflow. System and Pinned are
-	// filled in by the agent; with a model.Counter, Counter and Measure
-	// too (exact budgets). Nil means none: the history grows until the
-	// model's context is full.
-	Context *window.Config
-
 	// Guards turns the reliability layer's parts off, one by one.
 	Guards Guards
 	// Check is the command that verifies a change; empty means the one
 	// gate.DetectCheck finds in the workspace.
 	Check string
 
-	// Sampling is the sampler configuration of answers, and CallSampling
-	// that of tool calls, from the moment a call starts. Nil means the
-	// presets "prose" and "tool-call" (see sampler.Preset).
-	Sampling, CallSampling *sampler.Config
+	// Sampling is what the model's sampler runs with: presets and the
+	// user's settings, which the model resolves with its own keys. Its
+	// zero value means model.Agent(user): the "prose" preset for answers
+	// and "tool-call" for calls, under any User settings it holds.
+	Sampling model.Sampling
 	// Extra are template variables for every request.
 	Extra json.RawMessage
 	// Reasoning turns the model's reasoning on or off through its
@@ -80,6 +113,18 @@ type Config struct {
 	OnDelta func(step int, d chat.Delta)
 	// OnPrefill hears how far a step's prompt prefill is.
 	OnPrefill func(step, done, total int)
+}
+
+// config is what New assembled: the settings, the model and the parts
+// built around it.
+type config struct {
+	Settings
+	model   model.Model
+	tools   *tools.Set
+	ws      *tools.Workspace
+	system  string         // the whole system prompt
+	context *window.Config // nil: no context management
+	todos   *tools.Todos   // the todos tool, when offered
 }
 
 // Guards says which parts of the reliability layer run. The zero value
@@ -121,8 +166,23 @@ const DefaultSystem = `You are loop, a coding agent working in a repository on t
 Use the tools to read files, edit them and run commands. Call one tool at a time and read its result before the next.
 Make the smallest change that does the task. After changing code, run the tests. Answer briefly when the task is done.`
 
-func (c Config) maxSteps() int  { return orDefault(c.MaxSteps, 30) }
-func (c Config) maxTokens() int { return orDefault(c.MaxTokens, 1024) }
+func (c config) maxSteps() int { return orDefault(c.MaxSteps, 30) }
+
+// sampling is Sampling with the agent's presets where none is named.
+func (c config) sampling() model.Sampling {
+	s := c.Sampling
+	if s.Preset == "" && s.CallPreset == "" {
+		return model.Agent(s.User)
+	}
+	return s
+}
+func (c config) maxTokens() int { return orDefault(c.MaxTokens, 1024) }
+
+// grownBudget is the budget of the retry of a reply cut off at used
+// tokens: twice that, up to eight times the configured budget, so that
+// a reply that is long for a reason gets room and a runaway one does
+// not fill the context.
+func (c config) grownBudget(used int) int { return min(2*used, 8*c.maxTokens()) }
 
 func (g Guards) retries() int {
 	switch {

@@ -19,13 +19,13 @@ import (
 // otherwise it is estimated (window.Estimate) with the tools' definitions
 // as the fixed part.
 func (a *Agent) newWindow() {
-	if a.cfg.Context == nil {
+	if a.cfg.context == nil {
 		return
 	}
-	wc := *a.cfg.Context
+	wc := *a.cfg.context
 	wc.System = a.messages()[0]
 	wc.Pinned = len(a.cfg.FewShot.Messages())
-	if c, ok := a.cfg.Model.(model.Counter); ok {
+	if c, ok := a.cfg.model.(model.Counter); ok {
 		if wc.Counter == nil {
 			wc.Counter = tokens{c}
 		}
@@ -33,7 +33,7 @@ func (a *Agent) newWindow() {
 			wc.Measure = a.measure(c)
 		}
 	} else if wc.Fixed == 0 {
-		wc.Fixed = window.Estimate{}.Count(string(a.cfg.Tools.Definitions()))
+		wc.Fixed = window.Estimate{}.Count(string(a.cfg.tools.Definitions()))
 	}
 	a.window = window.New(wc)
 }
@@ -50,7 +50,7 @@ func (a *Agent) measure(c model.Counter) func(msgs []chat.Message) int {
 		n, err := c.PromptTokens(model.Request{Messages: msgs, Tools: a.tools, Extra: a.cfg.Extra,
 			Reasoning: a.cfg.Reasoning, ReasoningBudget: a.cfg.ReasoningBudget, Format: a.cfg.Format})
 		if err != nil {
-			n = window.Estimate{}.Count(string(a.cfg.Tools.Definitions()))
+			n = window.Estimate{}.Count(string(a.cfg.tools.Definitions()))
 			for _, m := range msgs {
 				n += window.MessageTokens(window.Estimate{}, 4, m)
 			}
@@ -126,16 +126,8 @@ func (a *Agent) capResult(tool, content string, failed bool) string {
 // that ran the turns summarizes them (seed 002 Example 6).
 func Summarizer(m model.Model, maxTokens int) window.Summarizer {
 	return func(ctx context.Context, prompt string) (string, error) {
-		o, err := sampler.Preset(sampler.PresetProse)
-		if err != nil {
-			return "", err
-		}
-		s, err := sampler.Resolve(nil, o)
-		if err != nil {
-			return "", err
-		}
 		resp, err := m.Complete(ctx, model.Request{Messages: []chat.Message{{Role: "user", Content: prompt}},
-			MaxTokens: maxTokens, Sampling: s, Reasoning: model.ReasoningOff})
+			MaxTokens: maxTokens, Sampling: model.Sampling{Preset: sampler.PresetProse}, Reasoning: model.ReasoningOff})
 		if err != nil {
 			return "", err
 		}

@@ -85,7 +85,7 @@ func TestLongRun8K(t *testing.T) {
 		return "## Task\nRead the parts.\n## Progress\nRead several parts.", nil
 	}
 	var evs events
-	a, err := loop.New(loop.Config{Model: rec, Tools: tools.Default(), Workspace: ws, Sink: &evs, MaxSteps: 40,
+	a, err := loop.New(rec, loop.Settings{ToolSet: tools.Default(), Workspace: ws, Sink: &evs, MaxSteps: 40,
 		Context: &window.Config{Window: win, Summarize: summarize}})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestOverflowCompacts(t *testing.T) {
 	replies := []string{readCalc, call(`{"name": "grep", "arguments": {"pattern": "func", "path": "."}}`),
 		call(`{"name": "list_files", "arguments": {"pattern": "*.go"}}`), "calc.go sums the prices."}
 	m := &overflowOnce{Model: hermesScript(t, replies, nil), after: 6}
-	a, err := loop.New(loop.Config{Model: m, Tools: tools.Default(), Workspace: ws,
+	a, err := loop.New(m, loop.Settings{ToolSet: tools.Default(), Workspace: ws,
 		Context: &window.Config{Window: 32768, KeepRecent: 10}})
 	if err != nil {
 		t.Fatal(err)

@@ -29,8 +29,8 @@ func (a *Agent) dispatch(ctx context.Context, calls []chat.ToolCall) []result {
 	out := make([]result, len(calls))
 	for i := 0; i < len(calls); {
 		j := i + 1
-		if a.cfg.Tools.ReadOnly(calls[i].Function.Name) {
-			for j < len(calls) && a.cfg.Tools.ReadOnly(calls[j].Function.Name) {
+		if a.cfg.tools.ReadOnly(calls[i].Function.Name) {
+			for j < len(calls) && a.cfg.tools.ReadOnly(calls[j].Function.Name) {
 				j++
 			}
 		}
@@ -49,7 +49,7 @@ func (a *Agent) dispatch(ctx context.Context, calls []chat.ToolCall) []result {
 // model reads, as a refusal does.
 func (a *Agent) run(ctx context.Context, c chat.ToolCall) result {
 	start := time.Now()
-	r, err := a.cfg.Tools.Run(ctx, a.cfg.Workspace, c.Function.Name, json.RawMessage(c.Function.Arguments))
+	r, err := a.cfg.tools.Run(ctx, a.cfg.ws, c.Function.Name, json.RawMessage(c.Function.Arguments))
 	if err != nil {
 		r = tools.Result{Content: fmt.Sprintf("%s failed: %v", c.Function.Name, err), IsError: true, ExitCode: -1}
 	}
@@ -104,11 +104,11 @@ func (a *Agent) noteRead(c chat.ToolCall, r tools.Result) {
 	if json.Unmarshal([]byte(c.Function.Arguments), &args) != nil {
 		return
 	}
-	abs, err := a.cfg.Workspace.Resolve(args.Path)
+	abs, err := a.cfg.ws.Resolve(args.Path)
 	if err != nil {
 		return
 	}
-	if rel := a.cfg.Workspace.Rel(abs); !slices.Contains(a.read, rel) {
+	if rel := a.cfg.ws.Rel(abs); !slices.Contains(a.read, rel) {
 		a.read = append(a.read, rel)
 	}
 }

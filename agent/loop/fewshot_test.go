@@ -25,7 +25,7 @@ func TestFewShotCopy(t *testing.T) {
 	}
 	var evs events
 	shots := fewshot.Default()
-	a, err := loop.New(loop.Config{Model: script, Tools: tools.Default(), Workspace: ws, Sink: &evs, FewShot: shots})
+	a, err := loop.New(script, loop.Settings{ToolSet: tools.Default(), Workspace: ws, Sink: &evs, FewShot: shots, NoContext: true})
 	if err != nil {
 		t.Fatal(err)
 	}

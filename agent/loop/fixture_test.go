@@ -79,7 +79,7 @@ func TestFixtureRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			var evs events
-			a, err := loop.New(loop.Config{Model: script, Tools: tools.Default(), Workspace: ws, Sink: &evs})
+			a, err := loop.New(script, loop.Settings{ToolSet: tools.Default(), Workspace: ws, Sink: &evs, NoContext: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,7 +122,7 @@ func TestNamesFile(t *testing.T) {
 		script, _ := model.NewScript("hermes", []model.Reply{{Text: "Hello."}})
 		ws, _ := tools.NewWorkspace(t.TempDir(), tools.Config{})
 		var evs events
-		a, err := loop.New(loop.Config{Model: script, Tools: tools.Default(), Workspace: ws, Sink: &evs})
+		a, err := loop.New(script, loop.Settings{ToolSet: tools.Default(), Workspace: ws, Sink: &evs, NoContext: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +151,7 @@ func TestDoneAfterFailingCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := loop.New(loop.Config{Model: hermesScript(t, tt.replies, nil), Tools: tools.Default(), Workspace: ws})
+			a, err := loop.New(hermesScript(t, tt.replies, nil), loop.Settings{ToolSet: tools.Default(), Workspace: ws, NoContext: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestAnswerWithoutChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			var evs events
-			a, err := loop.New(loop.Config{Model: hermesScript(t, tt.replies, nil), Tools: tools.Default(), Workspace: ws, Guards: tt.guards, Sink: &evs})
+			a, err := loop.New(hermesScript(t, tt.replies, nil), loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: tt.guards, Sink: &evs, NoContext: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -67,7 +67,7 @@ func TestGrammarPaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := loop.New(loop.Config{Model: rec, Tools: tools.Default(), Workspace: ws, Guards: tc.guards, NoGrammar: tc.noGram})
+			a, err := loop.New(rec, loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: tc.guards, NoGrammar: tc.noGram, NoContext: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,8 @@ package loop
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +15,6 @@ import (
 	"github.com/loopagent/loop/agent/paths"
 	"github.com/loopagent/loop/agent/transcript"
 	"github.com/loopagent/loop/grammar"
-	"github.com/loopagent/loop/sampler"
 )
 
 // forceChoice is the tool_choice of one request: auto, a required call,
@@ -45,13 +46,12 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 	}
 	req := model.Request{
 		Messages: a.messages(), Tools: a.tools, ToolChoice: grammar.Choice{Mode: a.force.mode, Function: a.force.tool},
-		ParallelToolCalls: a.cfg.ParallelToolCalls, MaxCalls: a.cfg.MaxCalls,
-		Sampling: a.sampling(a.cfg.Sampling, sampler.PresetProse), CallSampling: a.callSampling(),
+		ParallelToolCalls: a.cfg.ParallelToolCalls, MaxCalls: a.cfg.MaxCalls, Sampling: a.cfg.sampling(),
 		MaxTokens: a.maxTokens, Extra: a.cfg.Extra, Reasoning: a.cfg.Reasoning, ReasoningBudget: a.cfg.ReasoningBudget,
 		NoGrammar: a.cfg.NoGrammar, Format: a.cfg.Format,
 	}
 	if !a.cfg.Guards.NoPaths && !a.cfg.NoGrammar {
-		req.GrammarTools = paths.Narrow(ctx, a.tools, a.cfg.Tools, a.cfg.Workspace, a.read)
+		req.GrammarTools = paths.Narrow(ctx, a.tools, a.cfg.tools, a.cfg.ws, a.read)
 	}
 	step := a.step
 	if a.cfg.OnDelta != nil {
@@ -60,10 +60,27 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 	if a.cfg.OnPrefill != nil {
 		req.OnPrefill = func(done, total int) { a.cfg.OnPrefill(step, done, total) }
 	}
-	a.emit(transcript.Event{Kind: transcript.KindRequest, ToolChoice: choiceName(a.force), Tools: toolNames(a.tools), Messages: len(req.Messages)})
-	a.force, a.maxTokens = forceChoice{}, a.cfg.maxTokens()
+	// The request event goes out when the model has resolved what it
+	// runs with, before its prefill; a request that fails before that is
+	// reported without it.
+	started := false
+	event := transcript.Event{Kind: transcript.KindRequest, ToolChoice: choiceName(a.force), Tools: toolNames(a.tools),
+		Messages: len(req.Messages), MaxTokens: a.maxTokens, Digest: digest(req)}
+	req.OnStart = func(s model.Start) {
+		started = true
+		e := event
+		e.Sampling, _ = json.Marshal(s.Sampling)
+		e.PromptTokens = s.PromptTokens
+		a.emit(e)
+	}
+	// The budget goes back to the configured one unless a retry of a
+	// cut-off reply raises it again.
+	a.force, a.sent, a.maxTokens = forceChoice{}, a.maxTokens, a.cfg.maxTokens()
 	start := time.Now()
-	resp, err := a.cfg.Model.Complete(ctx, req)
+	resp, err := a.cfg.model.Complete(ctx, req)
+	if !started {
+		a.emit(event)
+	}
 	if errors.Is(err, model.ErrContextFull) && a.window != nil {
 		// The estimate let an overflow through: compact now and ask once
 		// more.
@@ -71,7 +88,7 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 			return nil, fmt.Errorf("%w; compacting: %w", err, cerr)
 		}
 		req.Messages = a.messages()
-		resp, err = a.cfg.Model.Complete(ctx, req)
+		resp, err = a.cfg.model.Complete(ctx, req)
 	}
 	a.out.ModelTime += time.Since(start)
 	a.out.Requests++
@@ -90,33 +107,8 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 
 // messages are the system prompt, the few-shot examples and the history.
 func (a *Agent) messages() []chat.Message {
-	system := a.cfg.System
-	if system == "" {
-		system = DefaultSystem
-	}
-	msgs := append([]chat.Message{{Role: "system", Content: system}}, a.cfg.FewShot.Messages()...)
+	msgs := append([]chat.Message{{Role: "system", Content: a.cfg.system}}, a.cfg.FewShot.Messages()...)
 	return append(msgs, a.history...)
-}
-
-// sampling returns cfg, or the named preset over llama.cpp's defaults.
-func (a *Agent) sampling(cfg *sampler.Config, preset string) sampler.Config {
-	if cfg != nil {
-		return *cfg
-	}
-	o, err := sampler.Preset(preset)
-	if err != nil {
-		return sampler.Config{}
-	}
-	c, err := sampler.Resolve(nil, o)
-	if err != nil {
-		return sampler.Config{}
-	}
-	return c
-}
-
-func (a *Agent) callSampling() *sampler.Config {
-	c := a.sampling(a.cfg.CallSampling, sampler.PresetToolCall)
-	return &c
 }
 
 func (a *Agent) count(u model.Usage) {
@@ -142,4 +134,31 @@ func toolNames(ts []chat.Tool) []string {
 		out[i] = t.Name
 	}
 	return out
+}
+
+// digest identifies what a request asks of the model: a SHA-256 of its
+// messages, tools, tool choice, limits, sampling and format, so that two
+// runs can tell whether they sent the same request.
+func digest(req model.Request) string {
+	b, err := json.Marshal(struct {
+		Messages          []chat.Message
+		Tools             []chat.Tool
+		GrammarTools      []chat.Tool
+		ToolChoice        grammar.Choice
+		ParallelToolCalls bool
+		MaxCalls          int
+		Sampling          model.Sampling
+		MaxTokens         int
+		Extra             json.RawMessage
+		Reasoning         model.Reasoning
+		ReasoningBudget   int
+		NoGrammar         bool
+		Format            string
+	}{req.Messages, req.Tools, req.GrammarTools, req.ToolChoice, req.ParallelToolCalls, req.MaxCalls, req.Sampling,
+		req.MaxTokens, req.Extra, req.Reasoning, req.ReasoningBudget, req.NoGrammar, req.Format})
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

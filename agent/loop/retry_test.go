@@ -3,11 +3,14 @@ package loop_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/loop"
+	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/agent/transcript"
 	"github.com/loopagent/loop/agent/tools"
 )
 
@@ -26,8 +29,8 @@ func TestSeedRetryHistory(t *testing.T) {
 	}
 	run := func(prune bool, replies ...string) (loop.Outcome, []chat.Message) {
 		script := hermesScript(t, replies, nil)
-		a, err := loop.New(loop.Config{Model: script, Tools: set, Workspace: ws,
-			Guards: loop.Guards{Retries: 2, PruneRetries: prune, NoGate: true, NoForce: true}})
+		a, err := loop.New(script, loop.Settings{ToolSet: set, Workspace: ws,
+			Guards: loop.Guards{Retries: 2, PruneRetries: prune, NoGate: true, NoForce: true}, NoContext: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,4 +76,46 @@ func (fixedRead) Schema() json.RawMessage {
 
 func (fixedRead) Run(context.Context, *tools.Workspace, json.RawMessage) (tools.Result, error) {
 	return tools.Result{Content: "int total() { return 27; }"}, nil
+}
+
+// TestCutOffBudget: a reply cut by the token limit goes back with the
+// limit it was cut at and the larger budget of the next reply, which
+// doubles on each cut-off in a row up to eight times MaxTokens; after a
+// usable reply the budget is MaxTokens again.
+func TestCutOffBudget(t *testing.T) {
+	cut := model.Reply{Text: "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"pom", FinishReason: "length"}
+	ok := model.Reply{Text: call(`{"name": "read_file", "arguments": {"path": "pom.xml"}}`)}
+	script, err := model.NewScript("hermes", []model.Reply{cut, cut, cut, cut, ok, cut, {Text: "Done."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := tools.NewWorkspace(t.TempDir(), tools.Config{})
+	set, err := tools.NewSet(fixedRead{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs events
+	a, err := loop.New(script, loop.Settings{ToolSet: set, Workspace: ws, MaxTokens: 80, Sink: &evs, NoContext: true,
+		Guards: loop.Guards{Retries: 9, NoGate: true, NoForce: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Run(context.Background(), "What is in pom.xml?")
+	var budgets []int
+	var notes []string
+	for _, e := range evs {
+		switch {
+		case e.Kind == transcript.KindRequest:
+			budgets = append(budgets, e.MaxTokens)
+		case e.Kind == transcript.KindRejected:
+			notes = append(notes, e.Text)
+		}
+	}
+	if want := []int{80, 160, 320, 640, 640, 80, 160}; !slices.Equal(budgets, want) {
+		t.Errorf("request budgets %v, want %v", budgets, want)
+	}
+	want := "Your reply was cut off at the limit of 160 tokens, so nothing ran. Write it again, shorter; the next reply may use 320 tokens."
+	if len(notes) < 2 || notes[1] != want {
+		t.Errorf("second cut-off's note: %q\nwant %q", notes, want)
+	}
 }

@@ -46,7 +46,7 @@ func (a *Agent) retry(t turn) (Outcome, bool) {
 	a.retries++
 	a.out.Retries++
 	if t.bad == badCutOff {
-		a.maxTokens = 2 * a.cfg.maxTokens()
+		a.maxTokens = a.cfg.grownBudget(a.sent)
 	}
 	return Outcome{}, false
 }

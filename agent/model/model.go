@@ -23,7 +23,6 @@ import (
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/grammar"
-	"github.com/loopagent/loop/sampler"
 )
 
 // Model completes chats.
@@ -50,6 +49,22 @@ type Counter interface {
 	Tokens(text string) int
 }
 
+// Sized is a Model that knows its context window, in tokens.
+type Sized interface {
+	ContextSize() int
+}
+
+// Forker is a Model that can run a subagent in a slot of its own, with
+// the whole window, while its own conversation waits (the in-process
+// client). The function returned releases the subagent's model and
+// gives the parent its slot back.
+type Forker interface {
+	// CanFork reports whether Fork can work: the model was made with room
+	// for a second slot.
+	CanFork() bool
+	Fork() (Model, func() error, error)
+}
+
 // Request is one chat completion.
 type Request struct {
 	Messages []chat.Message
@@ -64,16 +79,11 @@ type Request struct {
 	// ParallelToolCalls allows more than one call; MaxCalls caps them.
 	ParallelToolCalls bool
 	MaxCalls          int
-	// Sampling configures the sampler chain (sampler.Resolve). The zero
-	// Config means llama.cpp's defaults, with the model's own
-	// general.sampling.* settings over them, as llama-server resolves a
-	// request that sets nothing.
-	Sampling sampler.Config
-	// CallSampling, when set, replaces Sampling from the moment the reply
-	// starts a tool call (its grammar's trigger), so that an answer is
-	// written with one preset and a call with another (sampler's "prose"
-	// and "tool-call").
-	CallSampling *sampler.Config
+	// Sampling is the presets and the user's settings; the model resolves
+	// them with its own general.sampling.* keys (Sampling.Resolve). The
+	// zero value is llama.cpp's defaults under the model's keys, as
+	// llama-server resolves a request that sets nothing.
+	Sampling Sampling
 	// MaxTokens caps the reply: 0 until the context is full, negative no
 	// reply at all (the prompt is only read into the cache).
 	MaxTokens int
@@ -100,6 +110,9 @@ type Request struct {
 	// OnDelta receives the reply as it streams: content, reasoning, and
 	// call pieces.
 	OnDelta func(chat.Delta)
+	// OnStart, when set, hears once that the prompt is rendered and the
+	// sampler resolved, before the prefill: what the request runs with.
+	OnStart func(Start)
 	// OnPrefill, when set, hears how far the prompt's prefill is (tokens
 	// computed, tokens to compute), batch by batch.
 	OnPrefill func(done, total int)
@@ -147,8 +160,20 @@ type Response struct {
 	Prompt string
 	// Format is the call format used.
 	Format string
+	// Sampling is the sampler configuration the reply was written with.
+	Sampling Resolved
 	// Usage counts tokens as the OpenAI API does, with cache reuse.
 	Usage Usage
+}
+
+// Start is what a request runs with, known before its prefill.
+type Start struct {
+	// Format is the call format.
+	Format string
+	// Sampling is the resolved sampler configuration.
+	Sampling Resolved
+	// PromptTokens is the size of the rendered prompt.
+	PromptTokens int
 }
 
 // Usage is the token accounting of a completion.

@@ -119,16 +119,26 @@ func (s *Script) Complete(ctx context.Context, req Request) (*Response, error) {
 	if s.next >= len(s.replies) {
 		return nil, fmt.Errorf("%w after %d requests", ErrScriptEnd, s.requests)
 	}
+	// A script has no model keys: its sampling resolves over llama.cpp's
+	// defaults alone, so that its transcript shows what a model without
+	// keys would run with.
+	sampling, err := req.Sampling.Resolve(nil)
+	if err != nil {
+		return nil, err
+	}
 	reply := s.replies[s.next]
 	s.next++
 	s.requests++
+	if req.OnStart != nil {
+		req.OnStart(Start{Format: s.format, Sampling: sampling})
+	}
 	noCalls := len(req.Tools) == 0 || req.ToolChoice.Mode == grammar.ChoiceNone
 	f, err := chat.NewFormatOptions(s.format, req.Tools, chat.FormatOptions{Rand: s.rand, NoCalls: noCalls})
 	if err != nil {
 		return nil, err
 	}
 	parsed := stream(f.Stream(), reply.Text, req.OnDelta)
-	resp := &Response{Text: reply.Text, Parsed: parsed, Format: s.format, FinishReason: reply.FinishReason,
+	resp := &Response{Text: reply.Text, Parsed: parsed, Format: s.format, FinishReason: reply.FinishReason, Sampling: sampling,
 		Message: chat.Message{Role: "assistant", Content: parsed.Content, ReasoningContent: parsed.Reasoning, ToolCalls: parsed.Calls},
 	}
 	if resp.FinishReason == "" {

@@ -61,6 +61,17 @@ type Event struct {
 	ToolChoice string   `json:"tool_choice,omitempty"`
 	Tools      []string `json:"tools,omitempty"`
 	Messages   int      `json:"messages,omitempty"`
+	// MaxTokens is the request's reply budget; Sampling the sampler
+	// configuration the model resolved for it (model.Resolved); and
+	// PromptTokens the size of its rendered prompt, when the model
+	// counts.
+	MaxTokens    int             `json:"max_tokens,omitempty"`
+	Sampling     json.RawMessage `json:"sampling,omitempty"`
+	PromptTokens int             `json:"prompt_tokens,omitempty"`
+	// Digest is a SHA-256 of what the request asks (messages, tools,
+	// tool choice, limits, sampling, format): equal digests, equal
+	// requests.
+	Digest string `json:"digest,omitempty"`
 
 	Text         string           `json:"text,omitempty"`
 	FinishReason string           `json:"finish_reason,omitempty"`

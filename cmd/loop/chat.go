@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/llama"
 	"github.com/spf13/pflag"
 )
@@ -84,9 +85,8 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer m.Close()
-	if req.Sampling, err = resolveSampling(m, o); err != nil {
-		return err
-	}
+	// The client resolves the flags with the model's own keys.
+	req.Sampling = model.Sampling{User: o}
 	c, err := f.client(m)
 	if err != nil {
 		return err

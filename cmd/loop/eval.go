@@ -30,6 +30,7 @@ type evalFlags struct {
 	export         string
 	progress       bool
 	parallel       int
+	transcripts    string
 }
 
 func (f *evalFlags) registerAll(fs *pflag.FlagSet) {
@@ -45,6 +46,7 @@ func (f *evalFlags) registerAll(fs *pflag.FlagSet) {
 	fs.StringVar(&f.toolFormat, "tool-format", "", "call format of the transcript's replies (default hermes)")
 	fs.StringVar(&f.export, "export", "", "write the suite as a directory of scenarios here, and run nothing")
 	fs.BoolVar(&f.progress, "progress", false, "print each run's result on stderr as it comes")
+	fs.StringVar(&f.transcripts, "transcripts", "", "write each run's events to a new JSONL file in this existing directory, as loop run writes them")
 	fs.IntVar(&f.parallel, "parallel", 1, "runs at once: with -m, one slot each on one context of that many sequences (each of -c tokens)")
 }
 
@@ -80,7 +82,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer release()
-	r := eval.Runner{Live: live, Seeds: f.seeds, Parallel: f.parallel}
+	r := eval.Runner{Live: live, Seeds: f.seeds, Parallel: f.parallel, Window: f.ctxSize, Transcripts: f.transcripts}
 	if f.progress {
 		r.Progress = func(res eval.Result) {
 			fmt.Fprintf(stderr, "%s / %s / seed %d: %s\n", res.Scenario, res.Config, res.Seed, res.Cell())
@@ -162,8 +164,21 @@ func (f *evalFlags) liveFactory(ctx context.Context, stderr io.Writer) (eval.Fac
 		return nil, nil, usagef("--parallel %d: want 1 or more", f.parallel)
 	}
 	draftMax, inCalls := f.draft()
-	clients, err := local.NewPool(m, local.Options{ContextSize: p.ContextSize * f.parallel, Threads: p.Threads, FlashAttention: p.FlashAttention,
-		DraftMax: draftMax, DraftInCalls: inCalls}, f.parallel)
+	opts := local.Options{ContextSize: p.ContextSize, Threads: p.Threads, FlashAttention: p.FlashAttention,
+		DraftMax: draftMax, DraftInCalls: inCalls}
+	var clients []*local.Client
+	if f.parallel == 1 {
+		// One run at a time: the client loop run makes, with room for the
+		// task tool's subagent, so that the runs measure loop run's agent.
+		opts.Subagents = true
+		var c *local.Client
+		if c, err = local.New(m, opts); err == nil {
+			clients = []*local.Client{c}
+		}
+	} else {
+		opts.ContextSize *= f.parallel
+		clients, err = local.NewPool(m, opts, f.parallel)
+	}
 	if err != nil {
 		m.Close()
 		return nil, nil, err

@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"time"
 
@@ -22,7 +21,6 @@ import (
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/sandbox"
 	"github.com/loopagent/loop/agent/tools"
-	"github.com/loopagent/loop/agent/window"
 	"github.com/loopagent/loop/sampler"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -253,11 +251,7 @@ func (f *runFlags) modelFor(ctx context.Context, stderr io.Writer) (model.Model,
 
 // agent builds the agent and the sinks of its events.
 func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.Writer) (*loop.Agent, *runSinks, error) {
-	size := f.ctxSize
-	if c, ok := m.(*local.Client); ok {
-		size = c.ContextSize()
-	}
-	ws, err := f.workspace(size, stderr)
+	s, err := f.settings(o, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -265,45 +259,60 @@ func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.W
 	if err != nil {
 		return nil, nil, err
 	}
-	plan := window.Plan(size)
-	set, err := f.context.tools(m, plan)
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg := loop.Config{Model: m, Tools: set, Workspace: ws, MaxSteps: f.maxSteps, MaxTokens: f.maxTokens,
-		Timeout: f.timeout, Guards: f.guards, Check: f.checkCmd, Sink: sinks.multi,
-		System: f.context.system(ws.Root(), plan, stderr), Context: f.context.manager(m, plan), NoGrammar: f.noGrammar}
-	if !reflect.ValueOf(o).IsZero() {
-		prose, call, err := presetsWith(o)
-		if err != nil {
-			return nil, nil, err
-		}
-		cfg.Sampling, cfg.CallSampling = &prose, &call
-	}
-	if cfg.Reasoning, cfg.ReasoningBudget, err = f.reasoning.values(); err != nil {
-		return nil, nil, err
-	}
-	if cfg.FewShot, err = readShots(f.fewShot); err != nil {
-		return nil, nil, err
-	}
+	s.Sink = sinks.multi
 	if !f.jsonOut {
-		cfg.OnDelta = sinks.term.delta
-		cfg.OnPrefill = prefillBar(stderr)
+		s.OnDelta = sinks.term.delta
+		s.OnPrefill = prefillBar(stderr)
 	}
-	a, err := loop.New(cfg)
-	return a, sinks, err
-}
-
-// workspace is the tools' workspace for a window of size tokens: -C, the
-// shell policy (--yes, --check, asking on the terminal) and the sandbox's
-// flags.
-func (f *runFlags) workspace(size int, stderr io.Writer) (*tools.Workspace, error) {
-	ws, err := tools.NewWorkspace(f.dir, tools.Config{Window: size, Sandbox: f.sandbox.spec,
-		Policy: tools.Policy{Yes: f.yes, Ask: askOn(os.Stdin, stderr), Check: f.checkCmd}})
-	if err == nil && !f.sandbox.spec.Off && !tools.Sandboxed(f.sandbox.spec) {
+	a, err := loop.New(m, s)
+	if err != nil {
+		sinks.close(stderr)
+		return nil, nil, err
+	}
+	for _, w := range a.Warnings() {
+		fmt.Fprintf(stderr, "loop run: %s\n", w)
+	}
+	if !f.sandbox.spec.Off && !tools.Sandboxed(f.sandbox.spec) {
 		fmt.Fprintln(stderr, "loop run: this system has no kernel sandbox (Landlock); commands other than the safe read-only ones are asked before they run")
 	}
-	return ws, err
+	return a, sinks, nil
+}
+
+// settings are the agent's settings from the flags: everything but the
+// sinks. -c sets the window of a script; a model has its own.
+func (f *runFlags) settings(o sampler.Overrides, stderr io.Writer) (loop.Settings, error) {
+	s := loop.Settings{Dir: f.dir, InstructionsRoot: repositoryRoot(f.dir), Window: f.ctxSize,
+		Limits: tools.Config{Sandbox: f.sandbox.spec, Policy: tools.Policy{Yes: f.yes, Ask: askOn(os.Stdin, stderr), Check: f.checkCmd}},
+		Todos:  f.context.todos, NoSubagent: f.context.noSubagent, NoInstructions: f.context.noFiles,
+		NoRepoMap: f.context.noRepoMap, NoContext: f.context.noManage, GlobalInstructions: loop.GlobalInstructions(),
+		MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Timeout: f.timeout, Guards: f.guards, Check: f.checkCmd,
+		Sampling: model.Agent(o), NoGrammar: f.noGrammar}
+	var err error
+	if s.Reasoning, s.ReasoningBudget, err = f.reasoning.values(); err != nil {
+		return s, err
+	}
+	if s.FewShot, err = readShots(f.fewShot); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// repositoryRoot is the root of the repository that holds dir: the
+// nearest directory at or above it with a .git entry, or "" when there is
+// none. The instruction files load from there down to the workspace.
+func repositoryRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // readShots reads --few-shot.
@@ -323,23 +332,6 @@ func readShots(arg string) (fewshot.Shots, error) {
 		return nil, fmt.Errorf("%s: %w", arg, err)
 	}
 	return shots, nil
-}
-
-// presetsWith layers the command line's sampling flags over both presets.
-func presetsWith(o sampler.Overrides) (prose, call sampler.Config, err error) {
-	for _, p := range []struct {
-		name string
-		dst  *sampler.Config
-	}{{sampler.PresetProse, &prose}, {sampler.PresetToolCall, &call}} {
-		base, err := sampler.Preset(p.name)
-		if err != nil {
-			return prose, call, err
-		}
-		if *p.dst, err = sampler.Resolve(nil, base.Merge(o)); err != nil {
-			return prose, call, usageError{err}
-		}
-	}
-	return prose, call, nil
 }
 
 // prefillBar shows a long prompt's prefill, step by step.

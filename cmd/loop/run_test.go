@@ -144,14 +144,18 @@ func TestRunSandboxFlags(t *testing.T) {
 			if err := f.validate(); err != nil {
 				t.Fatal(err)
 			}
-			w, err := f.workspace(4096, io.Discard)
+			o, err := f.sampling.overrides()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, w.Config().Sandbox, cmpopts.EquateEmpty()); diff != "" {
+			s, err := f.settings(o, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, s.Limits.Sandbox, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("%q: Sandbox differs (-want +got):\n%s", tt.args, diff)
 			}
-			if got := w.Config().Policy.Check; got != tt.wantCheck {
+			if got := s.Limits.Policy.Check; got != tt.wantCheck {
 				t.Errorf("%q: Policy.Check = %q, want %q", tt.args, got, tt.wantCheck)
 			}
 		})

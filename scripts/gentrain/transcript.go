@@ -92,19 +92,18 @@ func transcriptOf(ctx context.Context, t Task, window int) (Chat, error) {
 	if err != nil {
 		return Chat{}, err
 	}
-	set := tools.Default()
 	var evs events
-	a, err := loop.New(loop.Config{Model: script, Tools: set, Workspace: ws, Check: t.Check, Sink: &evs})
+	a, err := loop.New(script, loop.Settings{Workspace: ws, Window: window, Check: t.Check, Sink: &evs})
 	if err != nil {
 		return Chat{}, err
 	}
 	out := a.Run(ctx, t.Text)
-	msgs := append([]chat.Message{{Role: "system", Content: loop.DefaultSystem}}, a.History()...)
+	msgs := a.Messages()
 	if err := judge(t, out, script.Requests(), evs, msgs); err != nil {
 		return Chat{}, fmt.Errorf("%s task %d (%q): %w", t.Family, t.Seed, t.Text, err)
 	}
 	normalize(msgs)
-	c := Chat{Messages: msgs, Tools: set.Definitions()}
+	c := Chat{Messages: msgs, Tools: a.Definitions()}
 	if t.UnweightFirst {
 		for i, m := range msgs {
 			if m.Role == "assistant" {

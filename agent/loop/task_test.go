@@ -1,4 +1,4 @@
-package subagent_test
+package loop_test
 
 import (
 	"context"
@@ -10,11 +10,22 @@ import (
 
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
-	"github.com/loopagent/loop/agent/subagent"
-	"github.com/loopagent/loop/agent/tools"
 )
 
-func script(t *testing.T, replies ...string) *model.Script {
+// forking is a scripted model that forks into another script, as the
+// in-process client forks a slot for the task tool.
+type forking struct {
+	*model.Script
+	child    model.Model
+	released *int
+}
+
+func (f forking) CanFork() bool { return true }
+func (f forking) Fork() (model.Model, func() error, error) {
+	return f.child, func() error { *f.released++; return nil }, nil
+}
+
+func taskScript(t *testing.T, replies ...string) *model.Script {
 	t.Helper()
 	rs := make([]model.Reply, len(replies))
 	for i, r := range replies {
@@ -27,13 +38,15 @@ func script(t *testing.T, replies ...string) *model.Script {
 	return s
 }
 
-func call(name, args string) string {
+func taskCall(name, args string) string {
 	return fmt.Sprintf("<tool_call>\n{\"name\": %q, \"arguments\": %s}\n</tool_call>", name, args)
 }
 
 // TestTask runs seed 002 Example 10 with the real tools: the parent hands
 // the search to a subagent, which greps and reads; only its answer comes
-// back, and the parent's history holds the task call and that answer.
+// back, and the parent's history holds the task call and that answer. New
+// offers the task tool because the model forks and the 8K window plan
+// searches by subagent.
 func TestTask(t *testing.T) {
 	dir := t.TempDir()
 	var src strings.Builder
@@ -51,23 +64,12 @@ func TestTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	const answer = "Order ids are parsed only in src/app/OrderController.java line 41 via Order.parse(id)."
-	child := script(t, call("grep", `{"pattern": "Order.parse", "path": "."}`),
-		call("read_file", `{"path": "src/app/OrderController.java", "offset": 35, "limit": 10}`), answer)
+	child := taskScript(t, taskCall("grep", `{"pattern": "Order.parse", "path": "."}`),
+		taskCall("read_file", `{"path": "src/app/OrderController.java", "offset": 35, "limit": 10}`), answer)
 	released := 0
-	task := subagent.Tool{Model: func() (model.Model, func() error, error) {
-		return child, func() error { released++; return nil }, nil
-	}}
-	set, err := tools.NewSet(tools.ReadFile{}, tools.EditFile{}, tools.Shell{}, task)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := tools.NewWorkspace(dir, tools.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent := script(t, call("task", `{"prompt": "Where are order ids parsed? Report file and line."}`),
+	parent := taskScript(t, taskCall("task", `{"prompt": "Where are order ids parsed? Report file and line."}`),
 		"The parsing happens in OrderController.java:41.")
-	a, err := loop.New(loop.Config{Model: parent, Tools: set, Workspace: ws})
+	a, err := loop.New(forking{parent, child, &released}, loop.Settings{Dir: dir, Tools: "small", Window: 8192})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,14 +83,19 @@ func TestTask(t *testing.T) {
 	}
 }
 
-// TestTaskBadArgs: a task without a prompt is a result the model reads.
+// TestTaskBadArgs: a task without a prompt is a result the model reads,
+// and nothing forks.
 func TestTaskBadArgs(t *testing.T) {
-	ws, err := tools.NewWorkspace(t.TempDir(), tools.Config{})
+	dir := t.TempDir()
+	released := 0
+	parent := taskScript(t, taskCall("task", `{"prompt": " "}`), "Nothing to find.")
+	a, err := loop.New(forking{parent, taskScript(t), &released}, loop.Settings{Dir: dir, Tools: "small", Window: 8192})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := subagent.Tool{}.Run(context.Background(), ws, []byte(`{"prompt": " "}`))
-	if err != nil || !r.IsError || !strings.Contains(r.Content, "prompt") {
-		t.Errorf("Run = %+v, %v; want an error result naming prompt", r, err)
+	a.Run(context.Background(), "Where are order ids parsed?")
+	h := a.History()
+	if len(h) < 3 || h[2].Role != "tool" || !strings.Contains(h[2].Content, "prompt") || released != 0 {
+		t.Errorf("history %+v, released %d; want an error result naming prompt, no fork", h, released)
 	}
 }
