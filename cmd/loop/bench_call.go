@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +11,7 @@ import (
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/agent/loop"
-	"github.com/loopagent/loop/agent/tools"
+	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/llama"
 )
 
@@ -38,10 +38,11 @@ func callFile() string {
 const callTask = "Rename the parameter ctx of Run in run.go to c."
 
 // callPrompt is the prompt of an agent's step after it read run.go for
-// callTask, in the model's chat template and call format, with the
-// agent's system prompt and tools, as `loop run` sends it: the model's
-// next reply is the edit. The read is the real read_file tool's result.
-// It returns nil, and no error, for a model without a chat template.
+// callTask, in the model's chat template and call format, as `loop run
+// -c 16384` sends it: the agent is loop.New's, its first step reads
+// run.go with the real read_file tool, and the model's next reply is the
+// edit. It returns nil, and no error, for a model without a chat
+// template.
 func callPrompt(ctx context.Context, m *llama.Model) ([]llama.Token, error) {
 	if _, ok := m.ChatTemplate(""); !ok {
 		return nil, nil
@@ -58,35 +59,39 @@ func callPrompt(ctx context.Context, m *llama.Model) ([]llama.Token, error) {
 	if err := os.WriteFile(filepath.Join(dir, "run.go"), []byte(callFile()), 0o644); err != nil {
 		return nil, err
 	}
+	read, err := model.NewScript("hermes", []model.Reply{{Text: "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"run.go\"}}\n</tool_call>"}})
+	if err != nil {
+		return nil, err
+	}
+	rec := &secondRequest{first: read}
 	// At a 16K window read_file shows 76 lines, so the 47 of run.go come
-	// whole, as one read of a file that size does in `loop run -c 16384`.
-	ws, err := tools.NewWorkspace(dir, tools.Config{Window: 16384})
+	// whole, as one read of a file that size does.
+	a, err := loop.New(rec, loop.Settings{Dir: dir, Window: 16384, NoInstructions: true, MaxSteps: 2})
 	if err != nil {
 		return nil, err
 	}
-	set := tools.Default()
-	args := `{"path":"run.go"}`
-	read, err := set.Run(ctx, ws, tools.ReadFileName, json.RawMessage(args))
-	if err != nil {
-		return nil, err
+	a.Run(ctx, callTask)
+	if rec.req == nil {
+		return nil, fmt.Errorf("the agent did not send the step after reading run.go: %v", a.History())
 	}
-	if read.IsError {
-		return nil, fmt.Errorf("read_file run.go: %s", read.Content)
-	}
-	defs, err := chat.ParseTools(set.Definitions())
-	if err != nil {
-		return nil, err
-	}
-	msgs := []chat.Message{
-		{Role: "system", Content: loop.DefaultSystem},
-		{Role: "user", Content: callTask},
-		{Role: "assistant", NullContent: true, ToolCalls: []chat.ToolCall{{ID: "call_1", Type: "function",
-			Function: chat.FunctionCall{Name: tools.ReadFileName, Arguments: args}}}},
-		{Role: "tool", Content: read.Content, ToolCallID: "call_1", Name: tools.ReadFileName},
-	}
-	p, err := local.Prompt(t, chat.DetectFormat(t).Format, local.Request{Messages: msgs, Tools: defs})
+	p, err := local.Prompt(t, chat.DetectFormat(t).Format, local.Request{Messages: rec.req.Messages, Tools: rec.req.Tools})
 	if err != nil {
 		return nil, err
 	}
 	return local.Tokenize(m, p.Text)
+}
+
+// secondRequest answers an agent's first request with a script and keeps
+// the second, which it does not answer.
+type secondRequest struct {
+	first *model.Script
+	req   *model.Request
+}
+
+func (s *secondRequest) Complete(ctx context.Context, req model.Request) (*model.Response, error) {
+	if s.first.Requests() == 0 {
+		return s.first.Complete(ctx, req)
+	}
+	s.req = &req
+	return nil, errors.New("bench: the edit step is kept, not answered")
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // TestCallPrompt: the edit-call row's prompt is the agent's step after a
-// read of run.go, in the model's template: the system prompt, the task,
+// read of run.go, in the model's template: loop.New's system prompt with
+// the repository map a 16K window gets, the task,
 // the read call and its real result, the whole 40-line function numbered,
 // and the assistant's turn open.
 func TestCallPrompt(t *testing.T) {
@@ -29,7 +30,7 @@ func TestCallPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		loop.DefaultSystem, "<|im_start|>user\n" + callTask + "<|im_end|>",
+		loop.DefaultSystem, "# Repository map", "<|im_start|>user\n" + callTask + "<|im_end|>",
 		`{"name": "read_file", "arguments": {"path": "run.go"}}`,
 		"8| // Run runs the steps in order",
 		"9| func Run(ctx context.Context, cfg Config) error {\n10| \tif err := step0(ctx, cfg); err != nil {\n",
