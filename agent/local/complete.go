@@ -166,7 +166,7 @@ func (r *request) generate(ctx context.Context) (*engine.Result, error) {
 // response parses the end of the reply, validates its calls and fills
 // the usage.
 func (r *request) response(res *engine.Result) *Response {
-	resp := &Response{Prompt: r.prompt, Format: r.format.Name(), Text: res.Text, Sampling: r.sampling}
+	resp := &Response{Prompt: r.prompt, Format: r.format.Name(), Calls: r.format, Text: res.Text, Sampling: r.sampling}
 	t := time.Now()
 	resp.Parsed = r.stream.Finish()
 	u := &r.u

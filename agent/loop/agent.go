@@ -8,7 +8,6 @@ import (
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/gate"
-	"github.com/loopagent/loop/agent/loopguard"
 	"github.com/loopagent/loop/agent/transcript"
 	"github.com/loopagent/loop/agent/window"
 )
@@ -20,7 +19,7 @@ type Agent struct {
 	tools    []chat.Tool
 	history  []chat.Message // after the system prompt
 	gate     *gate.Gate
-	guard    loopguard.Detector
+	guards   guards
 	sink     transcript.Sink
 	window   *window.Manager // context management, or nil
 	read     []string        // the files read_file has shown, for agent/paths
@@ -30,17 +29,15 @@ type Agent struct {
 	// Built once: the tools do not change during a run.
 	validator    *chat.Validator
 	validatorErr error
-	formats      map[string]chat.Format
 
 	// per Run
 	out       Outcome
 	step      int
-	retries   int         // bad replies in a row
-	pending   []int       // history indices of failed attempts, for PruneRetries
-	force     forceChoice // tool_choice of the next request
-	maxTokens int         // budget of the next request
-	sent      int         // budget of the last request sent
-	prevCall  string      // canonical signature of the last executed call
+	retries   int    // bad replies in a row
+	pending   []int  // history indices of failed attempts, for PruneRetries
+	maxTokens int    // budget of the next request
+	sent      int    // budget of the last request sent
+	prevCall  string // canonical signature of the last executed call
 }
 
 // Check returns the command the gate takes as verification ("" when none
@@ -77,7 +74,9 @@ func (a *Agent) Run(ctx context.Context, task string) Outcome {
 	a.out = Outcome{Classes: map[string]int{}}
 	a.step, a.retries, a.pending = 0, 0, nil
 	a.maxTokens = a.cfg.maxTokens()
-	a.force = a.firstChoice(task)
+	if a.guards.force != nil {
+		a.guards.force.task(task)
+	}
 	a.gate.Task(task)
 	a.history = append(a.history, chat.Message{Role: "user", Content: task})
 	a.emit(transcript.Event{Kind: transcript.KindTask, Task: task, Workspace: a.cfg.ws.Root(), Detail: a.gate.Check})

@@ -10,7 +10,6 @@ import (
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/gate"
 	"github.com/loopagent/loop/agent/instructions"
-	"github.com/loopagent/loop/agent/loopguard"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/repomap"
 	"github.com/loopagent/loop/agent/tools"
@@ -82,7 +81,7 @@ func newAgent(c config) (*Agent, error) {
 		a.sink = transcript.Multi(nil)
 	}
 	a.validator, a.validatorErr = chat.NewValidator(defs)
-	a.guard = loopguard.Detector{Repeats: c.Guards.LoopRepeats, Cycles: c.Guards.LoopCycles}
+	a.guards = newGuards(c)
 	a.newWindow()
 	return a, nil
 }

@@ -35,111 +35,108 @@ type turn struct {
 	toolErrs map[int]string // per call, for a bad reply whose calls parsed
 }
 
-// check applies the first stages of the pipeline to a reply: the finish
-// reason, then repair and recovery, then validation and the count of
-// calls. Truncation is never repaired: a call the token limit cut never
-// runs.
+// check applies the reply guards in order; the first that refuses the
+// reply ends the checks.
 func (a *Agent) check(resp *model.Response) turn {
-	t := turn{resp: resp, parsed: resp.Parsed}
-	if resp.FinishReason == "length" {
-		t.bad = badCutOff
-		t.errMsg = fmt.Sprintf("Your reply was cut off at the limit of %d tokens, so nothing ran. Write it again, shorter; the next reply may use %d tokens.",
-			a.sent, a.cfg.grownBudget(a.sent))
-		return t
-	}
-	f, err := a.format(resp.Format)
-	v, verr := a.validator, a.validatorErr
-	if err == nil && verr == nil {
-		fixer := repair.Fixer{Format: f, Check: repair.Validates(v), NoRepair: a.cfg.Guards.NoRepair, NoRecovery: a.cfg.Guards.NoRecover}
-		if a.cfg.Guards.NoRepair {
-			fixer.Format = nil
+	t := turn{resp: resp, parsed: resp.Parsed, calls: resp.Parsed.Calls}
+	for _, g := range a.guards.reply {
+		if g.check(a, &t); t.bad != "" {
+			break
 		}
-		if a.cfg.Guards.NoRecover {
-			fixer.Check = nil
-		}
-		t.parsed, t.fixes = fixer.Fix(resp.Text, resp.Parsed)
-		for i := range t.parsed.Calls {
-			if t.parsed.Calls[i].ID == "" {
-				t.parsed.Calls[i].ID = f.NewID(nil)
-			}
-			if t.parsed.Calls[i].Type == "" {
-				t.parsed.Calls[i].Type = "function"
-			}
-		}
-	}
-	t.calls = t.parsed.Calls
-	a.recordFixes(t.fixes)
-	if reason, msg := a.problems(t.parsed); reason != "" {
-		t.bad, t.errMsg = reason, msg
-		return t
-	}
-	if verr == nil {
-		a.validate(&t, v)
-	}
-	if t.bad == "" {
-		a.copyCheck(&t)
 	}
 	return t
 }
 
-// copyCheck refuses calls that copy a value from a few-shot example which
-// the conversation never mentions (seed 000 Example 8): a small model
-// that writes the example's path reads the wrong file.
-func (a *Agent) copyCheck(t *turn) {
-	if len(a.cfg.FewShot) == 0 {
-		return
-	}
-	var seen strings.Builder
-	for _, m := range a.history {
-		seen.WriteString(m.Content)
-		seen.WriteByte('\n')
-	}
-	for i, c := range t.calls {
-		copies := a.cfg.FewShot.Copied(seen.String(), c)
-		if len(copies) == 0 {
-			continue
-		}
-		if t.toolErrs == nil {
-			t.toolErrs = map[int]string{}
-		}
-		t.bad = badCopy
-		var b strings.Builder
-		for _, cp := range copies {
-			fmt.Fprintf(&b, "The %s %q comes from an example, not from this task. ", cp.Argument, cp.Value)
-		}
-		b.WriteString("Nothing ran. Use the files and values of this task.")
-		t.toolErrs[i] = b.String()
+// cutOff refuses a reply the token limit cut: a cut call never runs, and
+// truncation is never repaired.
+type cutOff struct{}
+
+func (cutOff) check(a *Agent, t *turn) {
+	if t.resp.FinishReason == "length" {
+		t.bad = badCutOff
+		t.errMsg = fmt.Sprintf("Your reply was cut off at the limit of %d tokens, so nothing ran. Write it again, shorter; the next reply may use %d tokens.",
+			a.sent, a.cfg.grownBudget(a.sent))
 	}
 }
 
-// problems turns what the parser could not read into a reason and a
-// message for the model.
-func (a *Agent) problems(p chat.Parsed) (string, string) {
-	for _, pr := range p.Problems {
+// fixCalls repairs the JSON of the format's calls and recovers calls
+// written outside the format (agent/repair), with the format the model
+// used; a recovered call gets an id of that format.
+type fixCalls struct{ repair, recover bool }
+
+func (g fixCalls) check(a *Agent, t *turn) {
+	f := t.resp.Calls
+	if f == nil || a.validatorErr != nil {
+		return
+	}
+	var fixer repair.Fixer
+	if g.repair {
+		fixer.Format = f
+	}
+	if g.recover {
+		fixer.Check = repair.Validates(a.validator)
+	}
+	t.parsed, t.fixes = fixer.Fix(t.resp.Text, t.resp.Parsed)
+	for i := range t.parsed.Calls {
+		if t.parsed.Calls[i].ID == "" {
+			t.parsed.Calls[i].ID = f.NewID(nil)
+		}
+		if t.parsed.Calls[i].Type == "" {
+			t.parsed.Calls[i].Type = "function"
+		}
+	}
+	t.calls = t.parsed.Calls
+	for _, fx := range t.fixes {
+		if fx.Refused == "" {
+			a.out.Repairs++
+			a.emitFix(fx)
+		}
+	}
+}
+
+// readable refuses a reply the parser could not read: a call not
+// finished, broken JSON, or a call written outside the format and not
+// recovered.
+type readable struct{}
+
+func (readable) check(_ *Agent, t *turn) {
+	for _, pr := range t.parsed.Problems {
 		switch pr.Kind {
 		case chat.Unterminated:
-			return badCutOff, "Your call was not finished, so nothing ran: " + pr.Message + ". Write the whole call again."
+			t.bad, t.errMsg = badCutOff, "Your call was not finished, so nothing ran: "+pr.Message+". Write the whole call again."
+			return
 		case chat.InvalidJSON, chat.NoName, chat.ArgsNotObject:
-			return badJSON, "Your call could not be read, so nothing ran: " + pr.Message +
+			t.bad, t.errMsg = badJSON, "Your call could not be read, so nothing ran: "+pr.Message+
 				". Write it again as a JSON object with \"name\" and \"arguments\", in the format the system prompt shows."
+			return
 		case chat.OutsideFormat:
-			if len(p.Calls) == 0 {
-				return badFormat, "That call was written outside the tool-call format, so nothing ran. Write it again in the format the system prompt shows."
+			if len(t.parsed.Calls) == 0 {
+				t.bad, t.errMsg = badFormat, "That call was written outside the tool-call format, so nothing ran. Write it again in the format the system prompt shows."
+				return
 			}
 		}
 	}
-	return "", ""
 }
 
-// validate checks the calls against their schemas and counts them.
-func (a *Agent) validate(t *turn, v *chat.Validator) {
+// valid counts the calls and checks them against their schemas. The
+// model's validation of the calls it parsed stands when nothing was
+// repaired or recovered; fixed calls are validated here.
+type valid struct{}
+
+func (valid) check(a *Agent, t *turn) {
 	if !a.cfg.ParallelToolCalls && len(t.calls) > 1 || a.cfg.MaxCalls > 0 && len(t.calls) > a.cfg.MaxCalls {
-		most := max(a.cfg.MaxCalls, 1)
 		t.bad = badCount
-		t.errMsg = fmt.Sprintf("Your reply holds %d calls; send at most %d per reply, and read each result before the next call. Nothing ran.", len(t.calls), most)
+		t.errMsg = fmt.Sprintf("Your reply holds %d calls; send at most %d per reply, and read each result before the next call. Nothing ran.",
+			len(t.calls), max(a.cfg.MaxCalls, 1))
 		return
 	}
-	violations := v.Validate(chat.Reply{FinishReason: t.resp.FinishReason, Calls: t.calls})
+	violations := t.resp.Violations
+	if len(t.fixes) > 0 || t.resp.Calls == nil {
+		if a.validatorErr != nil {
+			return
+		}
+		violations = a.validator.Validate(chat.Reply{FinishReason: t.resp.FinishReason, Calls: t.calls})
+	}
 	if len(violations) == 0 {
 		return
 	}
@@ -163,15 +160,32 @@ func (a *Agent) validate(t *turn, v *chat.Validator) {
 	}
 }
 
-// recordFixes counts and reports the repairs and recoveries of a reply.
-func (a *Agent) recordFixes(fixes []repair.Fix) {
-	for _, f := range fixes {
-		if f.Refused != "" {
+// copies refuses calls that copy a value from a few-shot example which
+// the conversation never mentions: a small model that writes the
+// example's path reads the wrong file.
+type copies struct{}
+
+func (copies) check(a *Agent, t *turn) {
+	var seen strings.Builder
+	for _, m := range a.history {
+		seen.WriteString(m.Content)
+		seen.WriteByte('\n')
+	}
+	for i, c := range t.calls {
+		found := a.cfg.FewShot.Copied(seen.String(), c)
+		if len(found) == 0 {
 			continue
 		}
-		a.out.Repairs++
-		call := f.Call
-		a.emit(transcript.Event{Kind: transcript.KindRepair, Reason: string(f.Kind), Repairs: f.Repairs, Call: &call})
+		if t.toolErrs == nil {
+			t.toolErrs = map[int]string{}
+		}
+		t.bad = badCopy
+		var b strings.Builder
+		for _, cp := range found {
+			fmt.Fprintf(&b, "The %s %q comes from an example, not from this task. ", cp.Argument, cp.Value)
+		}
+		b.WriteString("Nothing ran. Use the files and values of this task.")
+		t.toolErrs[i] = b.String()
 	}
 }
 
@@ -191,9 +205,7 @@ func (t turn) errorFor() string {
 // failure classifier of seed 000 Example 1, for the transcript and the
 // run's statistics.
 func (a *Agent) classify(t turn) {
-	f, _ := a.format(t.resp.Format)
-	v := a.validator
-	c := classify.Classifier{Format: f, Validator: v, Exists: a.exists}
+	c := classify.Classifier{Format: t.resp.Calls, Validator: a.validator, Exists: a.exists}
 	parsed := t.resp.Parsed
 	k := c.Classify(classify.Reply{Text: t.resp.Text, FinishReason: t.resp.FinishReason, Parsed: &parsed, Previous: a.prevCall})
 	a.prevCall = classify.Signature(parsed.Calls)
@@ -209,21 +221,4 @@ func (a *Agent) exists(path string) bool {
 	}
 	_, err = os.Stat(p)
 	return err == nil
-}
-
-// format returns the call format of a reply, made once per name: the
-// tools do not change during a run.
-func (a *Agent) format(name string) (chat.Format, error) {
-	if f, ok := a.formats[name]; ok {
-		return f, nil
-	}
-	f, err := chat.NewFormat(name, a.tools)
-	if err != nil {
-		return nil, err
-	}
-	if a.formats == nil {
-		a.formats = map[string]chat.Format{}
-	}
-	a.formats[name] = f
-	return f, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/gate"
-	"github.com/loopagent/loop/agent/loopguard"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/agent/transcript"
 )
@@ -56,33 +55,28 @@ func (a *Agent) run(ctx context.Context, c chat.ToolCall) result {
 	return result{Result: r, ms: float64(time.Since(start).Microseconds()) / 1000}
 }
 
-// observe feeds the executed calls to the loop guard and the gate, and
-// saves their results. A loop gets a note on its first detection and
-// stops the run on the next.
+// observe feeds the executed calls to the result guards and the gate,
+// and saves their results. A guard's note goes with the result; a stop
+// ends the run once every result is saved.
 func (a *Agent) observe(t turn, results []result) (Outcome, bool) {
 	stop := false
-	for i, c := range t.calls {
-		r := results[i]
+	for i := range t.calls {
+		c, r := &t.calls[i], results[i]
 		content := a.capResult(c.Function.Name, r.Content, r.IsError || r.ExitCode != 0)
-		if !a.cfg.Guards.NoLoopGuard {
-			switch a.guard.Check(c, content) {
-			case loopguard.Warn:
-				note := a.guard.Note()
+		step := gateStep(*c, r.Result)
+		for _, g := range a.guards.result {
+			note, halt := g.observe(a, c, content, step.Edit)
+			if note != "" {
 				content += "\n\n" + note
-				a.emit(transcript.Event{Kind: transcript.KindNote, Text: note, Call: &t.calls[i]})
-			case loopguard.Stop:
-				stop = true
+				a.emit(transcript.Event{Kind: transcript.KindNote, Text: note, Call: c})
 			}
+			stop = stop || halt
 		}
-		a.noteRead(c, r.Result)
-		step := gateStep(c, r.Result)
-		if step.Edit {
-			a.guard.Changed()
-		}
+		a.noteRead(*c, r.Result)
 		a.gate.Observe(step)
 		a.out.Calls++
 		a.history = append(a.history, chat.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name, Content: content})
-		a.emit(transcript.Event{Kind: transcript.KindResult, Call: &t.calls[i], Result: content, IsError: r.IsError, Ms: r.ms})
+		a.emit(transcript.Event{Kind: transcript.KindResult, Call: c, Result: content, IsError: r.IsError, Ms: r.ms})
 	}
 	a.retries = 0
 	a.prune()

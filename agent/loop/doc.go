@@ -2,34 +2,48 @@
 // every reply before anything runs, runs the calls that pass, and stops
 // when the work is verified or a limit is hit, saying which.
 //
-// One step is one model request; step.go shows its pipeline in one short
-// function. The request's call grammar names only the workspace's files
-// where a tool needs an existing one (agent/paths). Then:
+// New is the one constructor. From a model and Settings it assembles the
+// workspace, the tools the window plan calls for, the system prompt (the
+// instruction files from the repository root down, the repository map
+// where the window has room), the context manager, the task tool's
+// subagent and the guards. `loop run`, `loop eval`, the subagent itself,
+// training-data generation and `loop bench` all build their agent with
+// it, so that what is measured is what runs:
 //
-//  1. finish_reason first: a call cut by the token limit never runs;
-//  2. parse (the model's format parser ran already);
-//  3. repair the JSON of the format's calls and recover calls written
-//     outside the format (agent/repair); truncation is never repaired;
-//  4. validate the calls against their schemas and count them;
-//  5. retry a bad reply within a budget, with an error the model can act
-//     on (agent/retry), or give up;
-//  6. dispatch: independent read-only calls run concurrently, results come
-//     back in call order;
-//  7. detect loops (agent/loopguard: repeats, cycles, a step recurring
-//     between others, one result for every call): a note on the first, a
-//     stop on the second;
-//  8. the verification gate (agent/gate): a final answer after an edit
-//     with no passing check since is not done; the agent asks once. On a
-//     task that asks for a change, an answer before any edit gets one
-//     reminder.
-//
-// Every step is labelled by the failure classifier (agent/classify), and
-// every event goes to a transcript.Sink, the terminal's and the JSONL
-// file's alike:
-//
-//	a, err := loop.New(loop.Config{Model: m, Tools: tools.Default(), Workspace: ws})
+//	a, err := loop.New(m, loop.Settings{Dir: "."})
 //	out := a.Run(ctx, "make the failing test pass")
-//	fmt.Println(out) // done (verified), 5 steps, ...
+//	fmt.Println(out) // done (verified): 5 requests, ...
+//
+// One step is one model request; step.go shows its pipeline in one short
+// function, and guards.go the guards it applies, each a value with one
+// method for its stage, in this order:
+//
+//  1. before the request: tool_choice required on a task that names a
+//     file, and the call grammar's file names narrowed to the workspace's
+//     files (agent/paths);
+//  2. on the reply: a reply the token limit cut never runs; the JSON of
+//     the format's calls is repaired and calls written outside the format
+//     recovered (agent/repair), truncation never; the calls must parse,
+//     fit their schemas and their count, and not copy a few-shot
+//     example's value;
+//  3. on a bad reply: its error goes back, in words the model can act on
+//     (agent/retry), within a budget of bad replies in a row;
+//  4. dispatch: independent read-only calls run concurrently, results come
+//     back in call order;
+//  5. on each result: loop detection (agent/loopguard: repeats, cycles, a
+//     step recurring between others, one result for every call), a note
+//     on the first, a stop on the second;
+//  6. on an answer: the verification gate (agent/gate): a final answer
+//     after an edit with no passing check since is not done, and the
+//     agent asks once; on a task that asks for a change, an answer before
+//     any edit gets one reminder.
+//
+// Settings.Guards turns a guard off; it is then not in its list.
+//
+// The model resolves the sampling (model.Sampling) with its own keys, and
+// every request event records what it resolved. Every step is labelled by
+// the failure classifier (agent/classify), and every event goes to a
+// transcript.Sink, the terminal's and the JSONL file's alike.
 //
 // An Agent keeps its conversation: Run again continues it (the
 // interactive mode of `loop run`), and the model's prompt cache stays warm

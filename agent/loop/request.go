@@ -7,37 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/model"
-	"github.com/loopagent/loop/agent/paths"
 	"github.com/loopagent/loop/agent/transcript"
 	"github.com/loopagent/loop/grammar"
 )
-
-// forceChoice is the tool_choice of one request: auto, a required call,
-// or a named tool.
-type forceChoice struct {
-	mode grammar.ChoiceMode
-	tool string
-}
-
-// namesFile matches a task that names a file (a path with a source, build
-// or text file's extension): its first step must act, so it requires a
-// call. "e.g." and "v1.2" are not files.
-var namesFile = regexp.MustCompile(`(^|[\s"'(])[\w.-]*[\w-](/[\w.-]+)*\.(go|mod|py|js|jsx|ts|tsx|java|kt|rs|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|sh|md|txt|json|yaml|yml|toml|xml|html|css|sql|gradle|proto|lock|cfg|ini|env)\b`)
-
-// firstChoice is the first request's tool_choice: required when the task
-// names a file, auto else. required is for one step only: a run whose
-// every step requires a call can never end.
-func (a *Agent) firstChoice(task string) forceChoice {
-	if !a.cfg.Guards.NoForce && namesFile.MatchString(task) {
-		return forceChoice{mode: grammar.ChoiceRequired}
-	}
-	return forceChoice{}
-}
 
 // complete sends the next request and records its reply.
 func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
@@ -45,13 +21,12 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 		return nil, err
 	}
 	req := model.Request{
-		Messages: a.messages(), Tools: a.tools, ToolChoice: grammar.Choice{Mode: a.force.mode, Function: a.force.tool},
-		ParallelToolCalls: a.cfg.ParallelToolCalls, MaxCalls: a.cfg.MaxCalls, Sampling: a.cfg.sampling(),
-		MaxTokens: a.maxTokens, Extra: a.cfg.Extra, Reasoning: a.cfg.Reasoning, ReasoningBudget: a.cfg.ReasoningBudget,
-		NoGrammar: a.cfg.NoGrammar, Format: a.cfg.Format,
+		Messages: a.messages(), Tools: a.tools, ParallelToolCalls: a.cfg.ParallelToolCalls, MaxCalls: a.cfg.MaxCalls,
+		Sampling: a.cfg.sampling(), MaxTokens: a.maxTokens, Extra: a.cfg.Extra, Reasoning: a.cfg.Reasoning,
+		ReasoningBudget: a.cfg.ReasoningBudget, NoGrammar: a.cfg.NoGrammar, Format: a.cfg.Format,
 	}
-	if !a.cfg.Guards.NoPaths && !a.cfg.NoGrammar {
-		req.GrammarTools = paths.Narrow(ctx, a.tools, a.cfg.tools, a.cfg.ws, a.read)
+	for _, g := range a.guards.request {
+		g.shape(ctx, a, &req)
 	}
 	step := a.step
 	if a.cfg.OnDelta != nil {
@@ -64,7 +39,7 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 	// runs with, before its prefill; a request that fails before that is
 	// reported without it.
 	started := false
-	event := transcript.Event{Kind: transcript.KindRequest, ToolChoice: choiceName(a.force), Tools: toolNames(a.tools),
+	event := transcript.Event{Kind: transcript.KindRequest, ToolChoice: choiceName(req.ToolChoice), Tools: toolNames(a.tools),
 		Messages: len(req.Messages), MaxTokens: a.maxTokens, Digest: digest(req)}
 	req.OnStart = func(s model.Start) {
 		started = true
@@ -75,7 +50,7 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 	}
 	// The budget goes back to the configured one unless a retry of a
 	// cut-off reply raises it again.
-	a.force, a.sent, a.maxTokens = forceChoice{}, a.maxTokens, a.cfg.maxTokens()
+	a.sent, a.maxTokens = a.maxTokens, a.cfg.maxTokens()
 	start := time.Now()
 	resp, err := a.cfg.model.Complete(ctx, req)
 	if !started {
@@ -118,12 +93,12 @@ func (a *Agent) count(u model.Usage) {
 	a.out.CompletionTokens += u.CompletionTokens
 }
 
-func choiceName(f forceChoice) string {
-	switch f.mode {
+func choiceName(c grammar.Choice) string {
+	switch c.Mode {
 	case grammar.ChoiceRequired:
 		return "required"
 	case grammar.ChoiceFunction:
-		return f.tool
+		return c.Function
 	}
 	return "auto"
 }

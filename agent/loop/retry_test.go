@@ -10,8 +10,8 @@ import (
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
-	"github.com/loopagent/loop/agent/transcript"
 	"github.com/loopagent/loop/agent/tools"
+	"github.com/loopagent/loop/agent/transcript"
 )
 
 // TestSeedRetryHistory replays seed 000 Example 5 through the loop: a

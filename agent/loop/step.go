@@ -23,7 +23,7 @@ func (a *Agent) runStep(ctx context.Context) (Outcome, bool) {
 	a.classify(t)
 	clock.check = clock.lap()
 	if t.bad != "" {
-		return a.retry(t) // the error goes back, or the run gives up
+		return a.rejected(t) // the error goes back, or the run gives up
 	}
 	a.accept(t)
 	if len(t.calls) == 0 {

@@ -6,20 +6,17 @@ import (
 	"slices"
 
 	"github.com/loopagent/loop/agent/chat"
-	"github.com/loopagent/loop/agent/gate"
 	"github.com/loopagent/loop/agent/transcript"
-	"github.com/loopagent/loop/grammar"
 )
 
-// retry sends a bad reply back with its error, while the budget lasts, or
-// ends the run. A call that parsed but failed validation enters the
-// history with its error as its result, so that the model sees what to
-// correct (seed 000 Example 5); Guards.PruneRetries takes them out again
-// once a corrected call ran. A reply that could not be read (cut off,
-// broken JSON, outside the format) is logged, not stored (seed 003: a
-// cut-off reply can be hundreds of tokens of nothing): only the note of
-// what went wrong goes back.
-func (a *Agent) retry(t turn) (Outcome, bool) {
+// rejected keeps a bad reply in the history with what goes back to the
+// model, then sends it back while the retry guard's budget lasts, or ends
+// the run. A call that parsed but failed validation enters the history
+// with its error as its result, so that the model sees what to correct; a
+// reply that could not be read (cut off, broken JSON, outside the format)
+// is logged, not stored (a cut-off reply can be hundreds of tokens of
+// nothing): only the note of what went wrong goes back.
+func (a *Agent) rejected(t turn) (Outcome, bool) {
 	msg := t.errorFor()
 	a.emit(transcript.Event{Kind: transcript.KindRejected, Reason: t.bad, Text: msg})
 	from := len(a.history)
@@ -40,7 +37,8 @@ func (a *Agent) retry(t turn) (Outcome, bool) {
 	for i := from; i < len(a.history); i++ {
 		a.pending = append(a.pending, i)
 	}
-	if a.retries >= a.cfg.Guards.retries() {
+	r := a.guards.retry
+	if r == nil || a.retries >= r.budget {
 		return a.end(BadReply, t.bad, nil), true
 	}
 	a.retries++
@@ -66,30 +64,24 @@ func (a *Agent) accept(t turn) {
 	a.history = append(a.history, assistantMessage(t, t.calls))
 }
 
-// answer judges a reply without calls: a final answer. After an edit with
-// no passing check since, the gate asks once for the check and forces the
-// next step to run a command; before any edit, on a task that asks for a
-// change, it reminds the model of the change once.
+// answer judges a reply without calls, a final answer: the answer guards
+// may send the model back to work with a note; else the run ends, and
+// the outcome says what the gate saw.
 func (a *Agent) answer(t turn) (Outcome, bool) {
 	a.out.Answer = t.parsed.Content
 	a.retries = 0
-	if !a.cfg.Guards.NoGate {
-		switch a.gate.Answer() {
-		case gate.AskChange:
-			note := a.gate.AskChangeText()
+	for _, g := range a.guards.answer {
+		note, next, end := g.judge(a)
+		if end != nil {
+			return *end, true
+		}
+		if note != "" {
 			a.history = append(a.history, chat.Message{Role: "user", Content: note})
 			a.emit(transcript.Event{Kind: transcript.KindNote, Text: note})
-			return Outcome{}, false
-		case gate.Ask:
-			note := a.gate.AskText()
-			a.history = append(a.history, chat.Message{Role: "user", Content: note})
-			a.emit(transcript.Event{Kind: transcript.KindNote, Text: note})
-			if !a.cfg.Guards.NoForce {
-				a.force = forceChoice{mode: grammar.ChoiceFunction, tool: "shell"}
+			if a.guards.force != nil {
+				a.guards.force.next = next
 			}
 			return Outcome{}, false
-		case gate.Unverified:
-			return a.end(Unverified, "answered again without running "+a.checkName(), nil), true
 		}
 	}
 	switch {
@@ -99,8 +91,6 @@ func (a *Agent) answer(t turn) (Outcome, bool) {
 		return a.end(Verified, "", nil), true
 	case a.gate.Failing():
 		return a.end(Done, "the last "+a.checkName()+" failed", nil), true
-	case a.gate.Unchanged() && !a.cfg.Guards.NoGate:
-		return a.end(Done, "the task asks for a change and nothing was edited", nil), true
 	}
 	return a.end(Done, "", nil), true
 }
@@ -122,9 +112,9 @@ func (a *Agent) failed(ctx context.Context, err error) Outcome {
 }
 
 // prune removes the failed attempts and their errors once a corrected
-// call has run.
+// call has run, when the retry guard prunes.
 func (a *Agent) prune() {
-	if !a.cfg.Guards.PruneRetries || len(a.pending) == 0 {
+	if r := a.guards.retry; r == nil || !r.prune || len(a.pending) == 0 {
 		a.pending = nil
 		return
 	}

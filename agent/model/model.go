@@ -158,8 +158,11 @@ type Response struct {
 	Violations []chat.Violation
 	// Prompt is the rendered prompt, prefill included.
 	Prompt string
-	// Format is the call format used.
+	// Format is the call format used, and Calls the format itself, built
+	// for the request's tools: the agent repairs and recovers the reply's
+	// calls with it rather than building it again.
 	Format string
+	Calls  chat.Format `json:"-"`
 	// Sampling is the sampler configuration the reply was written with.
 	Sampling Resolved
 	// Usage counts tokens as the OpenAI API does, with cache reuse.

@@ -138,7 +138,7 @@ func (s *Script) Complete(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	parsed := stream(f.Stream(), reply.Text, req.OnDelta)
-	resp := &Response{Text: reply.Text, Parsed: parsed, Format: s.format, FinishReason: reply.FinishReason, Sampling: sampling,
+	resp := &Response{Text: reply.Text, Parsed: parsed, Format: s.format, Calls: f, FinishReason: reply.FinishReason, Sampling: sampling,
 		Message: chat.Message{Role: "assistant", Content: parsed.Content, ReasoningContent: parsed.Reasoning, ToolCalls: parsed.Calls},
 	}
 	if resp.FinishReason == "" {
