@@ -17,14 +17,15 @@ import (
 type Agent struct {
 	cfg      config
 	tools    []chat.Tool
-	history  []chat.Message // after the system prompt
 	gate     *gate.Gate
 	guards   guards
 	sink     transcript.Sink
-	window   *window.Manager // context management, or nil
+	window   *window.Manager // holds the conversation; manages it unless Settings.NoContext
 	read     []string        // the files read_file has shown, for agent/paths
 	warnings []string        // what New left out of the system prompt, and why
 	setup    Setup           // what New assembled
+	ids      map[string]bool // the call ids of the conversation
+	broken   error           // the conversation refused a message
 
 	// Built once: the tools do not change during a run.
 	validator    *chat.Validator
@@ -60,7 +61,7 @@ func (a *Agent) Messages() []chat.Message { return a.messages() }
 func (a *Agent) Definitions() json.RawMessage { return a.cfg.tools.Definitions() }
 
 // History returns the conversation after the system prompt.
-func (a *Agent) History() []chat.Message { return a.history }
+func (a *Agent) History() []chat.Message { return a.window.History()[1+len(a.cfg.FewShot.Messages()):] }
 
 // Run gives the agent a task (or, in a conversation, the next instruction)
 // and runs steps until it ends. The outcome says how.
@@ -78,7 +79,7 @@ func (a *Agent) Run(ctx context.Context, task string) Outcome {
 		a.guards.force.task(task)
 	}
 	a.gate.Task(task)
-	a.history = append(a.history, chat.Message{Role: "user", Content: task})
+	a.add(chat.Message{Role: "user", Content: task})
 	a.emit(transcript.Event{Kind: transcript.KindTask, Task: task, Workspace: a.cfg.ws.Root(), Detail: a.gate.Check})
 	out := a.steps(ctx)
 	out.Wall = time.Since(start)

@@ -76,13 +76,15 @@ func newAgent(c config) (*Agent, error) {
 	if check == "" {
 		check = gate.DetectCheck(c.ws.Root())
 	}
-	a := &Agent{cfg: c, tools: defs, gate: gate.New(check), sink: c.Sink}
+	a := &Agent{cfg: c, tools: defs, gate: gate.New(check), sink: c.Sink, ids: map[string]bool{}}
 	if a.sink == nil {
 		a.sink = transcript.Multi(nil)
 	}
 	a.validator, a.validatorErr = chat.NewValidator(defs)
 	a.guards = newGuards(c)
-	a.newWindow()
+	if err := a.newWindow(); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

@@ -3,6 +3,7 @@ package loop
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/loopagent/loop/agent/chat"
@@ -39,12 +40,34 @@ type turn struct {
 // reply ends the checks.
 func (a *Agent) check(resp *model.Response) turn {
 	t := turn{resp: resp, parsed: resp.Parsed, calls: resp.Parsed.Calls}
+	a.uniqueIDs(&t)
 	for _, g := range a.guards.reply {
 		if g.check(a, &t); t.bad != "" {
 			break
 		}
 	}
+	a.uniqueIDs(&t) // for the calls repair and recovery added
 	return t
+}
+
+// uniqueIDs gives each call an id no other call of the conversation has:
+// a call without one, or with one the model wrote again (an id of an
+// earlier call, or twice in one reply), gets a new id of the format. Ids
+// are the harness's bookkeeping, so a model's repeated id is never an
+// error it has to correct.
+func (a *Agent) uniqueIDs(t *turn) {
+	seen := map[string]bool{}
+	for i := range t.calls {
+		c := &t.calls[i]
+		for c.ID == "" || a.ids[c.ID] || seen[c.ID] {
+			if t.resp.Calls != nil {
+				c.ID = t.resp.Calls.NewID(nil)
+			} else {
+				c.ID = fmt.Sprintf("call_%d_%d", a.window.Len(), i)
+			}
+		}
+		seen[c.ID] = true
+	}
 }
 
 // cutOff refuses a reply the token limit cut: a cut call never runs, and
@@ -137,6 +160,10 @@ func (valid) check(a *Agent, t *turn) {
 		}
 		violations = a.validator.Validate(chat.Reply{FinishReason: t.resp.FinishReason, Calls: t.calls})
 	}
+	// uniqueIDs has given every call an id of its own already.
+	violations = slices.DeleteFunc(slices.Clone(violations), func(v chat.Violation) bool {
+		return v.Check == chat.CheckEmptyID || v.Check == chat.CheckDuplicateID
+	})
 	if len(violations) == 0 {
 		return
 	}
@@ -167,7 +194,7 @@ type copies struct{}
 
 func (copies) check(a *Agent, t *turn) {
 	var seen strings.Builder
-	for _, m := range a.history {
+	for _, m := range a.History() {
 		seen.WriteString(m.Content)
 		seen.WriteByte('\n')
 	}

@@ -2,8 +2,8 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/loopagent/loop/agent/chat"
@@ -13,29 +13,49 @@ import (
 	"github.com/loopagent/loop/sampler"
 )
 
-// newWindow builds the context manager of cfg.Context, or none. With a
-// model that counts (model.Counter: the in-process client), the budget is
-// exact: the prompt is rendered with the model's template and tokenized;
-// otherwise it is estimated (window.Estimate) with the tools' definitions
-// as the fixed part.
-func (a *Agent) newWindow() {
-	if a.cfg.context == nil {
-		return
-	}
-	wc := *a.cfg.context
-	wc.System = a.messages()[0]
-	wc.Pinned = len(a.cfg.FewShot.Messages())
-	if c, ok := a.cfg.model.(model.Counter); ok {
-		if wc.Counter == nil {
-			wc.Counter = tokens{c}
+// newWindow builds the context manager, which holds the conversation:
+// the system message, the few-shot examples (pinned) and the history the
+// loop adds to. Without context management (Settings.NoContext) it only
+// keeps it. With a model that counts (model.Counter: the in-process
+// client), the budget is exact: the prompt is rendered with the model's
+// template and tokenized; otherwise it is estimated (window.Estimate)
+// with the tools' definitions as the fixed part.
+func (a *Agent) newWindow() error {
+	wc := window.Config{Off: true}
+	if a.cfg.context != nil {
+		wc = *a.cfg.context
+		if c, ok := a.cfg.model.(model.Counter); ok {
+			if wc.Counter == nil {
+				wc.Counter = tokens{c}
+			}
+			if wc.Measure == nil {
+				wc.Measure = a.measure(c)
+			}
+		} else if wc.Fixed == 0 {
+			wc.Fixed = window.Estimate{}.Count(string(a.cfg.tools.Definitions()))
 		}
-		if wc.Measure == nil {
-			wc.Measure = a.measure(c)
-		}
-	} else if wc.Fixed == 0 {
-		wc.Fixed = window.Estimate{}.Count(string(a.cfg.tools.Definitions()))
 	}
+	shots := a.cfg.FewShot.Messages()
+	wc.System, wc.Pinned = chat.Message{Role: "system", Content: a.cfg.system}, len(shots)
 	a.window = window.New(wc)
+	for _, m := range shots {
+		if err := a.window.Append(m); err != nil {
+			return fmt.Errorf("loop: the few-shot examples: %w", err)
+		}
+	}
+	return nil
+}
+
+// add appends a message to the conversation and notes its calls' ids.
+// The loop adds only whole call/result pairs with ids of their own
+// (uniqueIDs), so an error here is the harness's: the step ends with it.
+func (a *Agent) add(m chat.Message) {
+	if err := a.window.Append(m); err != nil && a.broken == nil {
+		a.broken = err
+	}
+	for _, c := range m.ToolCalls {
+		a.ids[c.ID] = true
+	}
 }
 
 // tokens is a model's tokenizer as a window.Counter.
@@ -59,33 +79,28 @@ func (a *Agent) measure(c model.Counter) func(msgs []chat.Message) int {
 	}
 }
 
-// fit hands the history to the context manager before a request: it
-// checks the call/result pairs, compacts above the trigger (the old turns
-// summarized, stale results stubbed) and checks that the prompt and the
-// reply's reserve fit the window. A prompt that still does not fit is
-// window.ErrContextFull: nothing is cut silently.
+// fit checks the conversation before a request: the call/result pairs,
+// a compaction above the trigger (the old turns summarized, stale results
+// stubbed), and that the prompt and the reply's reserve fit the window. A
+// prompt that still does not fit is window.ErrContextFull: nothing is cut
+// silently.
 func (a *Agent) fit(ctx context.Context) error {
-	if a.window == nil {
-		return nil
-	}
-	if err := a.window.Replace(a.messages()); err != nil {
-		return err
-	}
 	r, err := a.window.Request(ctx)
 	if err != nil {
 		return err
 	}
 	if c := r.Compaction; c != nil {
-		a.compacted(*c, r.Messages)
+		a.compacted(*c)
 	}
 	return nil
 }
 
 // compactNow compacts whatever the trigger says, after the model refused
-// a prompt as too long.
+// a prompt as too long; without context management there is nothing to
+// do.
 func (a *Agent) compactNow(ctx context.Context) error {
-	if err := a.window.Replace(a.messages()); err != nil {
-		return err
+	if a.cfg.context == nil {
+		return errors.New("context management is off")
 	}
 	c, err := a.window.Compact(ctx)
 	if err != nil {
@@ -94,14 +109,12 @@ func (a *Agent) compactNow(ctx context.Context) error {
 	if c.Removed == 0 && !c.Reset {
 		return fmt.Errorf("nothing left to compact (%d prompt tokens)", c.After)
 	}
-	a.compacted(c, a.window.History())
+	a.compacted(c)
 	return nil
 }
 
-// compacted takes the compacted history (system message first) and
-// reports the compaction.
-func (a *Agent) compacted(c window.Compaction, msgs []chat.Message) {
-	a.history = slices.Clone(msgs[1+len(a.cfg.FewShot.Messages()):])
+// compacted reports a compaction.
+func (a *Agent) compacted(c window.Compaction) {
 	a.pending = nil
 	a.out.Compactions++
 	detail := fmt.Sprintf("%d messages summarized, %d stale results stubbed, %d → %d prompt tokens", c.Removed, c.Stubbed, c.Before, c.After)
@@ -109,16 +122,6 @@ func (a *Agent) compacted(c window.Compaction, msgs []chat.Message) {
 		detail += "; reset to the task and the summary"
 	}
 	a.emit(transcript.Event{Kind: transcript.KindCompact, Detail: detail})
-}
-
-// capResult is what the history may hold of a tool's result: the
-// window's cap on entry (a failed command cut to its error lines first),
-// so that an oversized result never enters.
-func (a *Agent) capResult(tool, content string, failed bool) string {
-	if a.window == nil {
-		return content
-	}
-	return a.window.Cap(tool, content, failed)
 }
 
 // Summarizer returns a window.Summarizer that asks m itself for the

@@ -62,7 +62,7 @@ func (a *Agent) observe(t turn, results []result) (Outcome, bool) {
 	stop := false
 	for i := range t.calls {
 		c, r := &t.calls[i], results[i]
-		content := a.capResult(c.Function.Name, r.Content, r.IsError || r.ExitCode != 0)
+		content := a.window.Cap(c.Function.Name, r.Content, r.IsError || r.ExitCode != 0)
 		step := gateStep(*c, r.Result)
 		for _, g := range a.guards.result {
 			note, halt := g.observe(a, c, content, step.Edit)
@@ -75,7 +75,7 @@ func (a *Agent) observe(t turn, results []result) (Outcome, bool) {
 		a.noteRead(*c, r.Result)
 		a.gate.Observe(step)
 		a.out.Calls++
-		a.history = append(a.history, chat.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name, Content: content})
+		a.add(chat.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name, Content: content})
 		a.emit(transcript.Event{Kind: transcript.KindResult, Call: c, Result: content, IsError: r.IsError, Ms: r.ms})
 	}
 	a.retries = 0

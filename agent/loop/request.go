@@ -56,7 +56,7 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 	if !started {
 		a.emit(event)
 	}
-	if errors.Is(err, model.ErrContextFull) && a.window != nil {
+	if errors.Is(err, model.ErrContextFull) && a.cfg.context != nil {
 		// The estimate let an overflow through: compact now and ask once
 		// more.
 		if cerr := a.compactNow(ctx); cerr != nil {
@@ -81,10 +81,7 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 }
 
 // messages are the system prompt, the few-shot examples and the history.
-func (a *Agent) messages() []chat.Message {
-	msgs := append([]chat.Message{{Role: "system", Content: a.cfg.system}}, a.cfg.FewShot.Messages()...)
-	return append(msgs, a.history...)
-}
+func (a *Agent) messages() []chat.Message { return a.window.History() }
 
 func (a *Agent) count(u model.Usage) {
 	a.out.PromptTokens += u.PromptTokens

@@ -119,3 +119,42 @@ func TestCutOffBudget(t *testing.T) {
 		t.Errorf("second cut-off's note: %q\nwant %q", notes, want)
 	}
 }
+
+// TestRepeatedCallIDs: a model that writes its own ids (Mistral) and
+// writes the same one on every step, or twice in one reply, still gets
+// calls with ids of their own, each result paired to its call, and no
+// error to correct.
+func TestRepeatedCallIDs(t *testing.T) {
+	read := `[TOOL_CALLS][{"name": "read_file", "arguments": {"path": "pom.xml"}, "id": "a1B2c3D4e"}]`
+	twice := `[TOOL_CALLS][{"name": "read_file", "arguments": {"path": "a.xml"}, "id": "a1B2c3D4e"}, {"name": "read_file", "arguments": {"path": "b.xml"}, "id": "a1B2c3D4e"}]`
+	script, err := model.NewScript("mistral", []model.Reply{{Text: read}, {Text: read}, {Text: twice}, {Text: "It declares the project."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := tools.NewWorkspace(t.TempDir(), tools.Config{})
+	set, err := tools.NewSet(fixedRead{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := loop.New(script, loop.Settings{ToolSet: set, Workspace: ws, ParallelToolCalls: true, NoContext: true,
+		Guards: loop.Guards{NoGate: true, NoForce: true, NoLoopGuard: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := a.Run(context.Background(), "What is in pom.xml?")
+	if out.Kind != loop.Done || out.Retries != 0 || out.Calls != 4 {
+		t.Fatalf("outcome %s; want done, 4 calls, no retry", out)
+	}
+	ids := map[string]bool{}
+	for _, m := range a.History() {
+		for _, c := range m.ToolCalls {
+			if ids[c.ID] || c.ID == "" {
+				t.Errorf("call id %q again", c.ID)
+			}
+			ids[c.ID] = true
+		}
+		if m.Role == "tool" && !ids[m.ToolCallID] {
+			t.Errorf("a result for %q, which no call before it has", m.ToolCallID)
+		}
+	}
+}

@@ -14,25 +14,34 @@ import (
 func (a *Agent) runStep(ctx context.Context) (Outcome, bool) {
 	clock := startClock()
 	defer a.timed(clock)
-	resp, err := a.complete(ctx) // render, generate, stream
+	resp, err := a.complete(ctx) // request guards, render, generate, stream
 	clock.request(resp)
 	if err != nil {
 		return a.failed(ctx, err), true
 	}
-	t := a.check(resp) // finish_reason, parse, repair, validate and count
+	t := a.check(resp) // reply guards: cut off, repair, readable, valid, copies
 	a.classify(t)
 	clock.check = clock.lap()
 	if t.bad != "" {
-		return a.rejected(t) // the error goes back, or the run gives up
+		return a.settled(a.rejected(t)) // the error goes back, or the run gives up
 	}
 	a.accept(t)
 	if len(t.calls) == 0 {
-		return a.answer(t) // the gate judges a final answer
+		return a.settled(a.answer(t)) // answer guards: the gate
 	}
 	clock.lap()
 	results := a.dispatch(ctx, t.calls) // read-only calls side by side
 	clock.tools = clock.lap()
-	return a.observe(t, results) // loops, edits, checks; results saved
+	return a.settled(a.observe(t, results)) // result guards: loops; results saved
+}
+
+// settled ends the run with the harness's error when the conversation
+// refused a message during the step.
+func (a *Agent) settled(out Outcome, done bool) (Outcome, bool) {
+	if a.broken != nil {
+		return a.end(Failed, "", a.broken), true
+	}
+	return out, done
 }
 
 // stepClock measures where a step's time goes (transcript.StepTiming).

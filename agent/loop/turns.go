@@ -3,7 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
-	"slices"
+	"fmt"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/transcript"
@@ -19,22 +19,22 @@ import (
 func (a *Agent) rejected(t turn) (Outcome, bool) {
 	msg := t.errorFor()
 	a.emit(transcript.Event{Kind: transcript.KindRejected, Reason: t.bad, Text: msg})
-	from := len(a.history)
+	from := a.window.Len()
 	if t.toolErrs != nil {
 		// The calls parsed: each gets a result, the error for the bad
 		// ones, so that every call keeps its result.
-		a.history = append(a.history, assistantMessage(t, t.calls))
+		a.add(assistantMessage(t, t.calls))
 		for i, c := range t.calls {
 			text, bad := t.toolErrs[i]
 			if !bad {
 				text = "Not run: another call of this reply was invalid. Send the corrected calls again."
 			}
-			a.history = append(a.history, chat.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name, Content: text})
+			a.add(chat.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name, Content: text})
 		}
 	} else {
-		a.history = append(a.history, chat.Message{Role: "user", Content: msg})
+		a.add(chat.Message{Role: "user", Content: msg})
 	}
-	for i := from; i < len(a.history); i++ {
+	for i := from; i < a.window.Len(); i++ {
 		a.pending = append(a.pending, i)
 	}
 	r := a.guards.retry
@@ -61,7 +61,7 @@ func assistantMessage(t turn, calls []chat.ToolCall) chat.Message {
 
 // accept saves a usable reply.
 func (a *Agent) accept(t turn) {
-	a.history = append(a.history, assistantMessage(t, t.calls))
+	a.add(assistantMessage(t, t.calls))
 }
 
 // answer judges a reply without calls, a final answer: the answer guards
@@ -76,7 +76,7 @@ func (a *Agent) answer(t turn) (Outcome, bool) {
 			return *end, true
 		}
 		if note != "" {
-			a.history = append(a.history, chat.Message{Role: "user", Content: note})
+			a.add(chat.Message{Role: "user", Content: note})
 			a.emit(transcript.Event{Kind: transcript.KindNote, Text: note})
 			if a.guards.force != nil {
 				a.guards.force.next = next
@@ -112,18 +112,15 @@ func (a *Agent) failed(ctx context.Context, err error) Outcome {
 }
 
 // prune removes the failed attempts and their errors once a corrected
-// call has run, when the retry guard prunes.
+// call has run, when the retry guard prunes. They are the messages added
+// by the bad replies in a row before it, one run of indices.
 func (a *Agent) prune() {
-	if r := a.guards.retry; r == nil || !r.prune || len(a.pending) == 0 {
-		a.pending = nil
+	pending := a.pending
+	a.pending = nil
+	if r := a.guards.retry; r == nil || !r.prune || len(pending) == 0 {
 		return
 	}
-	keep := a.history[:0]
-	for i, m := range a.history {
-		if !slices.Contains(a.pending, i) {
-			keep = append(keep, m)
-		}
+	if err := a.window.Remove(pending[0], pending[len(pending)-1]+1); err != nil && a.broken == nil {
+		a.broken = fmt.Errorf("pruning failed attempts: %w", err)
 	}
-	a.history = keep
-	a.pending = nil
 }

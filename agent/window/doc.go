@@ -30,6 +30,11 @@
 //		m.AddResult(result, exitCode != 0)
 //	}
 //
+// The manager owns the conversation: the loop only adds to it (Append
+// keeps a result the loop capped itself with Cap before adding a note;
+// Remove takes out failed attempts), and reads it back with History. Off
+// keeps the history without managing it.
+//
 // Add caps a tool result on entry (Caps: head, tail, head+tail by
 // characters or by lines, with a marker saying how much was cut; a failed
 // command's output is cut to its error lines first), so that an oversized

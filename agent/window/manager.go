@@ -12,6 +12,10 @@ import (
 // Config configures a Manager. The zero value of every field means the
 // default on its comment; only System is needed.
 type Config struct {
+	// Off keeps the history only: no cap on entry, no compaction, no
+	// check that the prompt fits; the pairs are still checked. The model
+	// then refuses a prompt that does not fit.
+	Off bool
 	// Window is the context window in tokens; 0 means 8,192.
 	Window int
 	// System is the system message: system prompt, instruction files and
@@ -143,39 +147,12 @@ func New(cfg Config) *Manager {
 // the system message and the pinned ones.
 func (m *Manager) fixed() int { return 1 + m.cfg.Pinned }
 
-// Replace sets the whole history, the system message and the pinned
-// messages first, for an agent that keeps its own record between
-// requests (it adds notes, prunes failed attempts) and asks the manager
-// only to check, compact and fit it. The history must hold valid pairs;
-// tool results are not capped again (see Cap). The file lists and the
-// last summary carry over.
-func (m *Manager) Replace(msgs []chat.Message) error {
-	if len(msgs) < m.fixed() {
-		return &Error{Op: "replace", Subject: fmt.Sprintf("%d messages", len(msgs)),
-			Err: fmt.Errorf("want the system message and %d pinned ones first", m.cfg.Pinned)}
-	}
-	m.history = slices.Clone(msgs)
-	if m.task == nil { // the first task stays the task
-		for _, msg := range m.history[m.fixed():] {
-			if msg.Role == "user" {
-				task := msg
-				m.task = &task
-				break
-			}
-		}
-	}
-	if err := m.repair(); err != nil {
-		return &Error{Op: "replace", Err: err}
-	}
-	return nil
-}
-
 // Cap is the cap on entry of a tool result of the tool named tool
 // (Caps.Apply with the manager's settings): what the history may hold of
 // it. failed says its command failed, so that its output is cut to its
 // error lines.
 func (m *Manager) Cap(tool, text string, failed bool) string {
-	if m.cfg.ToolCap <= 0 {
+	if m.cfg.Off || m.cfg.ToolCap <= 0 {
 		return text
 	}
 	caps := Caps{Chars: m.cfg.ToolCap, Policies: m.cfg.Policies, Within: m.cfg.CapWithin, Errors: m.cfg.Errors}
@@ -212,6 +189,45 @@ func (m *Manager) AddResult(msg chat.Message, failed bool) (Added, error) {
 	return a, nil
 }
 
+// Append appends a message as it is: a tool result the caller has
+// capped already (Cap), before it added a note of its own. A message that
+// breaks the call/result pairs is refused.
+func (m *Manager) Append(msg chat.Message) error {
+	if err := m.pairs.add(len(m.history), msg); err != nil {
+		return &Error{Op: "append", Subject: fmt.Sprintf("message %d", len(m.history)), Err: err}
+	}
+	if msg.Role == "user" && m.task == nil {
+		task := msg
+		m.task = &task
+	}
+	m.history = append(m.history, msg)
+	return nil
+}
+
+// Remove takes the messages from index from up to to out of the history
+// (the system message is index 0, and it and the pinned messages stay),
+// as an agent does with failed attempts once a corrected call ran. The
+// pairs must hold afterwards.
+func (m *Manager) Remove(from, to int) error {
+	if from < m.fixed() || to > len(m.history) || from > to {
+		return &Error{Op: "remove", Subject: fmt.Sprintf("messages %d to %d of %d", from, to, len(m.history)),
+			Err: fmt.Errorf("want a range after the %d fixed messages", m.fixed())}
+	}
+	keep := slices.Delete(slices.Clone(m.history), from, to)
+	old := m.history
+	m.history = keep
+	if err := m.repair(); err != nil {
+		m.history = old
+		m.repair()
+		return &Error{Op: "remove", Err: err}
+	}
+	return nil
+}
+
+// Len is the number of messages in the history, the system message and
+// the pinned ones included.
+func (m *Manager) Len() int { return len(m.history) }
+
 // toolName is the name of the call a result answers: the result's Name,
 // or the name in the call.
 func toolName(history []chat.Message, result chat.Message) string {
@@ -236,6 +252,10 @@ func (m *Manager) Request(ctx context.Context) (Request, error) {
 		return Request{}, &Error{Op: "request", Err: err}
 	}
 	var req Request
+	if m.cfg.Off {
+		req.Messages = slices.Clone(m.history)
+		return req, nil
+	}
 	req.Tokens = m.Total()
 	if req.Tokens > m.cfg.CompactAt {
 		c, err := m.Compact(ctx)
