@@ -117,9 +117,7 @@ func Generate(ctx context.Context, slot *llama.Slot, req Request) (*Result, erro
 		res.PredictMs = float64(time.Since(start).Microseconds()) / 1000
 	}()
 	if len(req.Prompt) > 0 {
-		slot.Progress = req.OnPrefill
-		st, err := slot.Prefill(ctx, req.Prompt)
-		slot.Progress = nil
+		st, err := slot.PrefillProgress(ctx, req.Prompt, req.OnPrefill)
 		res.Prefill = st
 		start = time.Now()
 		if err != nil {

@@ -600,13 +600,13 @@ func TestPrefillProgress(t *testing.T) {
 		prompt[i] = llama.Token(100 + i)
 	}
 	var seen []int
-	slot.Progress = func(done, total int) {
+	progress := func(done, total int) {
 		if total != len(prompt) {
 			t.Errorf("total %d, want %d", total, len(prompt))
 		}
 		seen = append(seen, done)
 	}
-	st, err := slot.Prefill(context.Background(), prompt)
+	st, err := slot.PrefillProgress(context.Background(), prompt, progress)
 	if err != nil || st.PromptN != 3000 || slot.Len() != 3000 {
 		t.Fatalf("Prefill = %+v, %v; slot holds %d", st, err, slot.Len())
 	}

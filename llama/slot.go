@@ -9,11 +9,6 @@ import (
 // that a new prompt reuses the longest cached prefix, as llama-server's
 // slots do. A Slot is not safe for concurrent use.
 type Slot struct {
-	// Progress, when set, is called during a Prefill after each batch
-	// with the prompt tokens computed so far and the tokens to compute: a
-	// long prompt can show its progress.
-	Progress func(done, total int)
-
 	ctx    *Context
 	seq    int
 	tokens []Token
@@ -86,6 +81,13 @@ func (s *Slot) CommonPrefix(prompt []Token) int {
 // one. A prompt longer than the sequence's context is refused with
 // ErrContextFull before anything is computed.
 func (s *Slot) Prefill(ctx context.Context, prompt []Token) (PrefillStats, error) {
+	return s.PrefillProgress(ctx, prompt, nil)
+}
+
+// PrefillProgress is Prefill that calls progress, when it is not nil,
+// after each batch with the prompt tokens computed so far and the tokens
+// to compute: a long prompt can show its progress.
+func (s *Slot) PrefillProgress(ctx context.Context, prompt []Token, progress func(done, total int)) (PrefillStats, error) {
 	const op = "prefill"
 	var st PrefillStats
 	if len(prompt) == 0 {
@@ -127,7 +129,7 @@ func (s *Slot) Prefill(ctx context.Context, prompt []Token) (PrefillStats, error
 	s.tokens = s.tokens[:n]
 	st.CacheN = n
 	start := time.Now()
-	done, err := s.decodeNew(ctx, n, prompt[n:])
+	done, err := s.decodeNew(ctx, n, prompt[n:], progress)
 	st.PromptMs = float64(time.Since(start).Microseconds()) / 1000
 	st.PromptN = done
 	s.tokens = append(s.tokens, prompt[n:n+done]...)
@@ -135,9 +137,9 @@ func (s *Slot) Prefill(ctx context.Context, prompt []Token) (PrefillStats, error
 }
 
 // decodeNew decodes toks from position pos, a batch at a time when
-// Progress wants to hear of each, with logits for the last token.
-func (s *Slot) decodeNew(ctx context.Context, pos int, toks []Token) (int, error) {
-	if s.Progress == nil {
+// progress wants to hear of each, with logits for the last token.
+func (s *Slot) decodeNew(ctx context.Context, pos int, toks []Token, progress func(done, total int)) (int, error) {
+	if progress == nil {
 		return s.ctx.DecodeTokens(ctx, s.seq, pos, toks, true)
 	}
 	done := 0
@@ -148,7 +150,7 @@ func (s *Slot) decodeNew(ctx context.Context, pos int, toks []Token) (int, error
 		if err != nil {
 			return done, err
 		}
-		s.Progress(done, len(toks))
+		progress(done, len(toks))
 	}
 	return done, nil
 }
