@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -121,7 +122,7 @@ func TestRunAndEvalSendTheSameRequest(t *testing.T) {
 // TestModelSamplingKeys: a model whose GGUF recommends a temperature and
 // a top-k gets them in loop run and loop eval: answers take both, calls
 // take the top-k under the tool-call preset's temperature, and a --temp
-// flag wins over all.
+// flag wins over all. Both offer the task tool, as the model forks.
 func TestModelSamplingKeys(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	m := testmodels.WithMetadata(t, testmodels.TinyQwen3F16, map[string]any{
@@ -135,7 +136,11 @@ func TestModelSamplingKeys(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "run.jsonl")
 		args = append(append([]string{"run", "-C", ws, "--max-steps", "1", "--json", "--transcript", path}, common...), append(args, task)...)
 		runLoop(t, args...)
-		return sampling(t, requests(t, path)[0])
+		first := requests(t, path)[0]
+		if !slices.Contains(first.Tools, "task") {
+			t.Errorf("loop run offers %v; want the task tool on a model that forks at a 4K window", first.Tools)
+		}
+		return sampling(t, first)
 	}
 	check := func(name string, r model.Resolved, answerTemp, callTemp float32) {
 		t.Helper()
@@ -162,7 +167,11 @@ func TestModelSamplingKeys(t *testing.T) {
 		if len(runs) != 1 {
 			t.Fatalf("loop eval wrote %v; want one transcript", runs)
 		}
-		return sampling(t, requests(t, runs[0])[0])
+		first := requests(t, runs[0])[0]
+		if !slices.Contains(first.Tools, "task") {
+			t.Errorf("loop eval offers %v; want the task tool, as loop run", first.Tools)
+		}
+		return sampling(t, first)
 	}
 	check("loop eval", evalFirst(`{"name": "full", "max_steps": 1, "max_tokens": 1}`), 0.9, 0.2)
 	check("loop eval, temperature 0.5", evalFirst(`{"name": "full", "max_steps": 1, "max_tokens": 1, "temperature": 0.5}`), 0.5, 0.5)
