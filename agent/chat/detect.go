@@ -44,6 +44,7 @@ var familyMarkers = []struct{ marker, format string }{
 	{kimiSectionBegin, "kimi-k2"},
 	{"functools[", "firefunction-v2"},
 	{"<TOOLCALL>", "nemotron-v2"},
+	{r7bActionOpen, "command-r7b"},
 }
 
 // DetectFormat finds the call format of a template, as llama-server's
@@ -108,7 +109,8 @@ func readsBack(name, call, end string) error {
 	if err != nil {
 		return err
 	}
-	p := f.Parse(strings.TrimSuffix(strings.TrimRight(call, " \n"), trimSpace(end)))
+	call = strings.TrimRight(call, " \n")
+	p := f.Parse(strings.TrimSuffix(call, turnEnd(call, end)))
 	switch {
 	case len(p.Problems) > 0:
 		return fmt.Errorf("the %s parser reports %s on it", name, p.Problems[0].Kind)
@@ -120,6 +122,28 @@ func readsBack(name, call, end string) error {
 		return fmt.Errorf("the %s parser leaves %q outside the call", name, firstLine(p.Content))
 	}
 	return nil
+}
+
+// turnEnd returns the text at the end of the rendered call that ends the
+// turn, which a parser is not asked to read: end (what follows a text
+// answer) when the call ends with it, else the tags at the end of end
+// that the call ends with too. Command R7B closes a text answer with
+// <|END_RESPONSE|> and a call with <|END_ACTION|>, each a part of the
+// reply; only the <|END_OF_TURN_TOKEN|> after them ends the turn.
+func turnEnd(call, end string) string {
+	end = trimSpace(end)
+	if strings.HasSuffix(call, end) {
+		return end
+	}
+	n := 0
+	for n < len(call) && n < len(end) && call[len(call)-1-n] == end[len(end)-1-n] {
+		n++
+	}
+	tail := end[len(end)-n:]
+	if i := strings.IndexByte(tail, '<'); i >= 0 {
+		return tail[i:]
+	}
+	return ""
 }
 
 // probeReply renders the probe call as the model would write it after the

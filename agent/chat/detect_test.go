@@ -46,6 +46,9 @@ func TestDetectFormat(t *testing.T) {
 		// parser would find the function but leave the <seed:tool_call>
 		// wrapper as text, and its grammar would write <tool_call>.
 		"ByteDance-Seed-OSS": "seed-oss",
+		// <|START_ACTION|>[{"tool_call_id": "0", "tool_name": ...,
+		// "parameters": ...}]<|END_ACTION|>, after an empty thinking block.
+		"CohereForAI-c4ai-command-r7b-12-2024-tool_use": "command-r7b",
 	}
 	var table strings.Builder
 	table.WriteString("| template | format | how |\n| --- | --- | --- |\n")

@@ -63,7 +63,7 @@ type FormatOptions struct {
 
 // formatNames lists the formats in the order FormatNames returns them.
 var formatNames = []string{"hermes", "qwen3-coder", "llama3", "mistral", "harmony", "functionary-v3.1", "functionary-v3.2",
-	"firefunction-v2", "nemotron-v2", "deepseek-r1", "deepseek-v3.1", "kimi-k2", "seed-oss", "prompt"}
+	"firefunction-v2", "nemotron-v2", "deepseek-r1", "deepseek-v3.1", "kimi-k2", "seed-oss", "command-r7b", "prompt"}
 
 // FormatNames returns the names NewFormat accepts.
 func FormatNames() []string { return append([]string(nil), formatNames...) }
@@ -112,6 +112,11 @@ func NewFormatOptions(name string, tools []Tool, opts FormatOptions) (Format, er
 	case "seed-oss":
 		f.scan, f.grammar = scanSeed, seedGrammar
 		f.reasoning = &seedThink
+	case "command-r7b":
+		f.scan, f.grammar = scanCommandR7B, commandR7BGrammar
+		f.reasoning = &r7bThink
+		f.dropped = []string{r7bResponseOpen, r7bResponseClose}
+		f.outside = r7bOutside
 	case "prompt":
 		f.scan, f.grammar = scanPrompt, promptGrammar
 	default:
@@ -124,13 +129,22 @@ func NewFormatOptions(name string, tools []Tool, opts FormatOptions) (Format, er
 }
 
 // scanReasoningOnly reads a reply without calls: reasoning in the format's
-// markers, everything else content.
+// markers, everything else content but the dropped markers.
 func scanReasoningOnly(f *format, s *scanState) {
 	if f.reasoning == nil {
 		s.content(s.text)
 		return
 	}
-	scanThinking(s, *f.reasoning, f.opts.ReasoningOpen, nil)
+	scanThinking(s, *f.reasoning, f.opts.ReasoningOpen, droppedMarkers(f.dropped))
+}
+
+// droppedMarkers returns readers that drop each of markers from the reply.
+func droppedMarkers(markers []string) map[string]callReader {
+	readers := make(map[string]callReader, len(markers)+1)
+	for _, m := range markers {
+		readers[m] = func(_ *scanState, pos int) (int, bool) { return pos, true }
+	}
+	return readers
 }
 
 // format implements Format for every family: a scan function, a grammar
@@ -143,6 +157,10 @@ type format struct {
 	grammar   func(f *format, opts grammar.CallOptions) (*grammar.CallGrammar, error)
 	idLen     int
 	reasoning *grammar.Block
+	// dropped are markers the model writes around its content that are
+	// not part of it (Command R7B's <|START_RESPONSE|>): the scan drops
+	// them, with calls or without. Only formats with reasoning have them.
+	dropped []string
 	// outside matches content that looks like a call written outside the
 	// format (seed 004 Example 5, case 8).
 	outside *regexp.Regexp

@@ -65,7 +65,7 @@ func runParseTests(t *testing.T, f Format, tests []parseTest) {
 
 func TestFormatNames(t *testing.T) {
 	want := []string{"hermes", "qwen3-coder", "llama3", "mistral", "harmony", "functionary-v3.1", "functionary-v3.2",
-		"firefunction-v2", "nemotron-v2", "deepseek-r1", "deepseek-v3.1", "kimi-k2", "seed-oss", "prompt"}
+		"firefunction-v2", "nemotron-v2", "deepseek-r1", "deepseek-v3.1", "kimi-k2", "seed-oss", "command-r7b", "prompt"}
 	if diff := cmp.Diff(want, FormatNames()); diff != "" {
 		t.Errorf("FormatNames() (-want +got):\n%s", diff)
 	}
@@ -136,6 +136,10 @@ func TestReasoningBlock(t *testing.T) {
 			}
 		case "seed-oss":
 			if b == nil || b.Open != "<seed:think>" || b.Close != "</seed:think>" {
+				t.Errorf("%s ReasoningBlock() = %+v", name, b)
+			}
+		case "command-r7b":
+			if b == nil || b.Open != "<|START_THINKING|>" || b.Close != "<|END_THINKING|>" {
 				t.Errorf("%s ReasoningBlock() = %+v", name, b)
 			}
 		case "harmony":
@@ -252,6 +256,8 @@ func TestGrammarShapes(t *testing.T) {
 		{"harmony", FormatOptions{}, []string{`"<|channel|>commentary to=functions."`, `"read_file <|constrain|>json<|message|>"`}},
 		{"qwen3-coder", FormatOptions{}, []string{`"<function=head>\n"`, `"<parameter=lines>\n" integer`, `"<parameter=path>\n" xml-text-00`, `"\n</parameter>\n"`}},
 		{"prompt", FormatOptions{}, []string{`"\"tool\""`, `"\"arguments\""`}},
+		{"command-r7b", FormatOptions{}, []string{`"<|START_ACTION|>["`, `"]<|END_ACTION|>"`, `"\"tool_call_id\"" space ":" space "\"" [0-9]{1,10} "\""`,
+			`"\"tool_name\"" space ":" space "\"head\""`, `"\"parameters\""`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.format, func(t *testing.T) {

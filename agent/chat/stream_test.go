@@ -98,7 +98,7 @@ func splitBytes(text string) []string {
 // heldMax is the most non-space text of Content or Reasoning a stream of
 // the format may still hold back at the end: a marker's proper prefix.
 // Llama 3 and the prompt format hold back a whole undecided JSON object.
-var heldMax = map[string]int{"hermes": 10, "qwen3-coder": 10, "mistral": 11, "harmony": 12}
+var heldMax = map[string]int{"hermes": 10, "qwen3-coder": 10, "mistral": 11, "harmony": 12, "command-r7b": 17}
 
 // checkStream checks the stream properties of StreamParser's doc for text
 // fed whole, byte by byte, and in random pieces:
@@ -207,7 +207,7 @@ func fuzzFormat(f *testing.F, name string, seeds []string) {
 // FuzzStream runs every format on the same texts.
 func FuzzStream(f *testing.F) {
 	byName := map[string][]string{"hermes": hermesSeeds, "qwen3-coder": qwen3CoderSeeds, "llama3": llama3Seeds,
-		"mistral": mistralSeeds, "harmony": harmonySeeds, "prompt": promptSeeds}
+		"mistral": mistralSeeds, "harmony": harmonySeeds, "prompt": promptSeeds, "command-r7b": texts(commandR7BTests)}
 	for name, tests := range moreTables {
 		byName[name] = texts(tests)
 	}
