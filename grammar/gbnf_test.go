@@ -4,92 +4,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
-func TestAdd(t *testing.T) {
-	g := &Grammar{}
-	for _, tt := range []struct {
-		name string
-		e    Expr
-		want string
-	}{
-		{"root", Seqs(Ref("item"), Opt(Ref("item"))), "root"},
-		{"item", Lit("x"), "item"},
-		{"item", Lit("x"), "item"}, // same rule: reused
-		{"item", Lit("y"), "item1"},
-		{"item", Lit("z"), "item2"},
-		{"item", Lit("y"), "item1"},
-		{"my tool.name", Any{}, "my-tool-name"},
-		{"_x__y_", Any{}, "x-y"},
-		{"-a--b-", Any{}, "a--b"},
-		{"", Any{}, "rule"},
-		{"日本", Lit("x"), "rule1"},
-		{"empty", nil, "empty"},
-	} {
-		if got := g.Add(tt.name, tt.e); got != tt.want {
-			t.Errorf("Add(%q, %v) = %q, want %q", tt.name, tt.e, got, tt.want)
-		}
-	}
-	want := `root ::= item item?
-item ::= "x"
-item1 ::= "y"
-item2 ::= "z"
-my-tool-name ::= .
-x-y ::= .
-a--b ::= .
-rule ::= .
-rule1 ::= "x"
-empty ::= ()
-`
-	if diff := cmp.Diff(want, g.String()); diff != "" {
-		t.Errorf("String() mismatch (-want +got):\n%s", diff)
-	}
-	if err := g.Validate("root"); err != nil {
-		t.Errorf("Validate(root) = %v, want nil", err)
-	}
-}
-
-func TestRule(t *testing.T) {
-	g, err := Parse("a ::= \"1\"\nb ::= \"2\"\na ::= \"3\"")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := g.Rule("a"); got != g.Rules[2] {
-		t.Errorf("Rule(a) = %v, want the last definition %v", got, g.Rules[2])
-	}
-	if got := g.Rule("c"); got != nil {
-		t.Errorf("Rule(c) = %v, want nil", got)
-	}
-}
-
-func TestSeqsAlts(t *testing.T) {
-	a, b, c := Ref("a"), Ref("b"), Ref("c")
-	for _, tt := range []struct {
-		name      string
-		got, want Expr
-	}{
-		{"no items", Seqs(), Seq{}},
-		{"one item", Seqs(a), a},
-		{"splice", Seqs(a, Seq{b, c}, Seq{}), Seq{a, b, c}},
-		{"empty sequences", Seqs(Seq{}, a), a},
-		{"no alternatives", Alts(), Seq{}},
-		{"one alternative", Alts(a), a},
-		{"splice alternatives", Alts(a, Alt{b, c}), Alt{a, b, c}},
-		{"empty alternative", Alts(Seq{}, a), Alt{Seq{}, a}},
-		{"opt", Opt(a), Repeat{X: a, Min: 0, Max: 1}},
-		{"star", Star(a), Repeat{X: a, Min: 0, Max: -1}},
-		{"plus", Plus(a), Repeat{X: a, Min: 1, Max: -1}},
-		{"rep", Rep(a, 2, 3), Repeat{X: a, Min: 2, Max: 3}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, tt.got); diff != "" {
-				t.Errorf("mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
+// opt, star, plus and rep are x?, x*, x+ and x{min,max}.
+func opt(x Expr) Repeat               { return Repeat{X: x, Min: 0, Max: 1} }
+func star(x Expr) Repeat              { return Repeat{X: x, Min: 0, Max: -1} }
+func plus(x Expr) Repeat              { return Repeat{X: x, Min: 1, Max: -1} }
+func rep(x Expr, min, max int) Repeat { return Repeat{X: x, Min: min, Max: max} }
 
 // exprGen builds canonical grammars from bytes, so that the fuzzer can steer
 // it; it reads zeros once the bytes run out, which ends every choice.

@@ -27,20 +27,20 @@ var stringTests = []struct {
 	{"only empty alternatives", Alt{Seq{}, Seq{}}, `| ()`},
 	{"empty sequence", Seq{}, `()`},
 	{"empty sequence in sequence", Seq{Lit("a"), Seq{}}, `"a" ()`},
-	{"star", Star(Ref("a")), `a*`},
-	{"plus", Plus(Any{}), `.+`},
-	{"optional", Opt(Token{ID: 3}), `<[3]>?`},
-	{"exactly", Rep(Lit("ab"), 2, 2), `"ab"{2}`},
-	{"once", Rep(Lit("a"), 1, 1), `"a"{1}`},
-	{"zero times", Rep(Lit("a"), 0, 0), `"a"{0}`},
-	{"at least", Rep(Class{Ranges: []Range{{'0', '9'}}}, 2, -1), `[0-9]{2,}`},
-	{"between", Rep(Lit("a"), 2, 5), `"a"{2,5}`},
-	{"repeat sequence", Star(Seq{Lit("a"), Lit("b")}), `("a" "b")*`},
-	{"repeat alternation", Plus(Alt{Lit("a"), Seq{}}), `("a" |)+`},
-	{"repeat repeat", Star(Opt(Lit("a"))), `("a"?)*`},
-	{"repeat empty literal", Star(Lit("")), `("")*`},
-	{"repeat empty class", Opt(Class{Negated: true}), `([^])?`},
-	{"repeat empty sequence", Plus(Seq{}), `()+`},
+	{"star", star(Ref("a")), `a*`},
+	{"plus", plus(Any{}), `.+`},
+	{"optional", opt(Token{ID: 3}), `<[3]>?`},
+	{"exactly", rep(Lit("ab"), 2, 2), `"ab"{2}`},
+	{"once", rep(Lit("a"), 1, 1), `"a"{1}`},
+	{"zero times", rep(Lit("a"), 0, 0), `"a"{0}`},
+	{"at least", rep(Class{Ranges: []Range{{'0', '9'}}}, 2, -1), `[0-9]{2,}`},
+	{"between", rep(Lit("a"), 2, 5), `"a"{2,5}`},
+	{"repeat sequence", star(Seq{Lit("a"), Lit("b")}), `("a" "b")*`},
+	{"repeat alternation", plus(Alt{Lit("a"), Seq{}}), `("a" |)+`},
+	{"repeat repeat", star(opt(Lit("a"))), `("a"?)*`},
+	{"repeat empty literal", star(Lit("")), `("")*`},
+	{"repeat empty class", opt(Class{Negated: true}), `([^])?`},
+	{"repeat empty sequence", plus(Seq{}), `()+`},
 	{"tokens", Seq{Token{ID: -1, Text: "<|im_end|>", Negated: true}, Token{ID: 0}}, `!<|im_end|> <[0]>`},
 	{"class", Class{Ranges: []Range{{'a', 'z'}, r1('_')}}, `[a-z_]`},
 	{"negated class", Class{Negated: true, Ranges: []Range{r1('"'), r1('\\'), {0, 0x1F}}}, `[^"\\\x00-\x1F]`},
@@ -74,15 +74,12 @@ func TestString(t *testing.T) {
 func TestGrammarString(t *testing.T) {
 	g := &Grammar{Rules: []*Rule{
 		{Name: "root", Expr: Alt{Ref("a"), Seq{}}},
-		{Name: "a", Expr: Plus(Lit("x"))},
+		{Name: "a", Expr: plus(Lit("x"))},
 		{Name: "nil", Expr: nil},
 	}}
 	want := "root ::= a | ()\na ::= \"x\"+\nnil ::= ()\n"
 	if got := g.String(); got != want {
 		t.Errorf("String() = %q, want %q", got, want)
-	}
-	if got := g.Size(); got != len(want) {
-		t.Errorf("Size() = %d, want %d", got, len(want))
 	}
 	if got, want := g.Rules[1].String(), `a ::= "x"+`; got != want {
 		t.Errorf("Rule.String() = %q, want %q", got, want)
@@ -143,7 +140,7 @@ func BenchmarkString(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(g.Size()))
+	b.SetBytes(int64(len(g.String())))
 	for b.Loop() {
 		_ = g.String()
 	}

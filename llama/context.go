@@ -72,11 +72,10 @@ type Context struct {
 	nCtx      int
 	nCtxSeq   int
 	nBatch    int
-	nUBatch   int
 	nSeq      int
 	unified   bool
 	recurrent bool
-	flashAttn string // "on", "off" or "auto" (llama.cpp decided)
+	flashAttn string // "on", "off" or "auto" (llama.cpp decided); read by the tests
 	closing   atomic.Bool
 	// abortMu guards the abort flag, which llama.cpp's abort callback
 	// reads during a decode: every store into it, and its free, happen
@@ -145,7 +144,6 @@ func NewContext(m *Model, p ContextParams) (*Context, error) {
 	c.nCtx = int(C.llama_n_ctx(c.c))
 	c.nCtxSeq = int(C.llama_n_ctx_seq(c.c))
 	c.nBatch = int(C.llama_n_batch(c.c))
-	c.nUBatch = int(C.llama_n_ubatch(c.c))
 	c.nSeq = int(C.llama_n_seq_max(c.c))
 	c.unified = bool(cp.kv_unified)
 	c.flashAttn = flashAttnName(cp.flash_attn_type)
@@ -375,17 +373,6 @@ func (c *Context) SeqSize() int { return c.nCtxSeq }
 // BatchSize returns n_batch.
 func (c *Context) BatchSize() int { return c.nBatch }
 
-// UBatchSize returns n_ubatch.
-func (c *Context) UBatchSize() int { return c.nUBatch }
-
-// Sequences returns n_seq_max.
-func (c *Context) Sequences() int { return c.nSeq }
-
-// FlashAttention returns the flash-attention setting the context was made
-// with, after ContextParams.FlashAttention's auto was resolved: "on",
-// "off", or "auto" where llama.cpp decided (a GPU, a quantized V cache).
-func (c *Context) FlashAttention() string { return c.flashAttn }
-
 func flashAttnName(t C.enum_llama_flash_attn_type) string {
 	switch t {
 	case C.LLAMA_FLASH_ATTN_TYPE_ENABLED:
@@ -396,37 +383,9 @@ func flashAttnName(t C.enum_llama_flash_attn_type) string {
 	return "auto"
 }
 
-// Unified reports whether the sequences share one KV buffer.
-func (c *Context) Unified() bool { return c.unified }
-
-// SetThreads sets the generation and prompt-processing thread counts,
-// capped at MaxThreads.
-func (c *Context) SetThreads(gen, batch int) error {
-	var err error
-	if gen, err = threadCount("threads", gen); err != nil {
-		return newError("set threads", "", err)
-	}
-	if batch, err = threadCount("batch threads", batch); err != nil {
-		return newError("set threads", "", err)
-	}
-	if err := c.lock("set threads"); err != nil {
-		return err
-	}
-	defer c.mu.Unlock()
-	var pool, poolBatch *C.struct_ggml_threadpool
-	C.llama_detach_threadpool(c.c)
-	if !C.loop_attach_threadpools(c.c, C.int32_t(gen), C.int32_t(batch), pollThreads(gen, batch), &pool, &poolBatch) {
-		C.llama_attach_threadpool(c.c, c.pool, c.poolBatch)
-		return newError("set threads", "", fmt.Errorf("could not start %d threads", gen))
-	}
-	C.loop_free_threadpools(c.pool, c.poolBatch)
-	c.pool, c.poolBatch = pool, poolBatch
-	C.llama_set_n_threads(c.c, C.int32_t(gen), C.int32_t(batch))
-	return nil
-}
-
-// Threads returns the generation and prompt-processing thread counts.
-func (c *Context) Threads() (gen, batch int) {
+// threads returns the generation and prompt-processing thread counts,
+// for the tests (export_test.go).
+func (c *Context) threads() (gen, batch int) {
 	if c.lock("threads") != nil {
 		return 0, 0
 	}

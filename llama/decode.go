@@ -70,9 +70,6 @@ func (b *Batch) Add(t Token, pos int, seqs []int, logits bool) error {
 	return nil
 }
 
-// Len returns the number of tokens in the batch.
-func (b *Batch) Len() int { return b.n }
-
 // Clear empties the batch for reuse.
 func (b *Batch) Clear() { b.n = 0 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -173,10 +172,6 @@ func TestStateRoundTrip(t *testing.T) {
 	if err != nil || len(state) == 0 {
 		t.Fatalf("SeqState: %d bytes, %v", len(state), err)
 	}
-	path := filepath.Join(t.TempDir(), "seq.state")
-	if err := c.SaveSeqState(path, 0, slot.Tokens()); err != nil {
-		t.Fatal(err)
-	}
 	if err := slot.Append(ctx, next); err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +182,6 @@ func TestStateRoundTrip(t *testing.T) {
 		restore func(seq int) ([]llama.Token, error)
 	}{
 		{"bytes", func(seq int) ([]llama.Token, error) { return prompt, c.SetSeqState(seq, state) }},
-		{"file", func(seq int) ([]llama.Token, error) { return c.LoadSeqState(path, seq) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := c.ClearMemory(true); err != nil {

@@ -36,6 +36,7 @@
 // metadata untouched, atomically.
 //
 // llama.cpp's logs go to the *slog.Logger given to SetLogger, and are
-// discarded by default. Slot and Pool keep the KV cache warm across requests
-// the way llama-server's slots do, and report cache_n and prompt_n.
+// discarded by default. A Slot keeps the KV cache of its sequence warm
+// across requests the way llama-server's slots do, and reports cache_n and
+// prompt_n.
 package llama

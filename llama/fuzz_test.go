@@ -66,16 +66,3 @@ func FuzzLoadModel(f *testing.F) {
 		}
 	})
 }
-
-func FuzzValidateFileName(f *testing.F) {
-	for _, s := range []string{"a.bin", "..", "a/b", "", "\x00"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if llama.ValidateFileName(s) == nil {
-			if filepath.Base(s) != s || s == "." || s == ".." || !utf8.ValidString(s) {
-				t.Errorf("ValidateFileName(%q) accepted a name that is not a plain file name", s)
-			}
-		}
-	})
-}

@@ -62,12 +62,12 @@ func TestSeedTokenCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := tt.model.CountTokens(string(text))
+			toks, err := tt.model.Tokenize(string(text), false, true)
 			if err != nil {
-				t.Fatalf("CountTokens: %v", err)
+				t.Fatalf("Tokenize: %v", err)
 			}
-			if got != tt.want {
-				t.Errorf("CountTokens(%s) = %d, want %d", tt.file, got, tt.want)
+			if got := len(toks); got != tt.want {
+				t.Errorf("Tokenize(%s) = %d tokens, want %d", tt.file, got, tt.want)
 			}
 		})
 	}

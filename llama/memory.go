@@ -8,14 +8,10 @@ import "C"
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"sync"
 	"unsafe"
 )
 
@@ -50,56 +46,6 @@ func (c *Context) SeqRemove(seq, p0, p1 int) (bool, error) {
 	return bool(C.llama_memory_seq_rm(c.mem(), C.llama_seq_id(seq), C.llama_pos(p0), C.llama_pos(p1))), nil
 }
 
-// SeqCopy makes positions [p0, p1) of src also belong to dst. Without a
-// unified KV buffer llama.cpp can only copy whole sequences, so a partial
-// range is refused there; copy everything and SeqRemove the tail instead.
-func (c *Context) SeqCopy(src, dst, p0, p1 int) error {
-	const op = "seq cp"
-	if err := c.lock(op); err != nil {
-		return err
-	}
-	defer c.mu.Unlock()
-	if err := errors.Join(c.checkSeq(src), c.checkSeq(dst), checkPositions(p0, p1)); err != nil {
-		return newError(op, "", err)
-	}
-	if !c.unified && src != dst && (p0 > 0 || p1 > 0) {
-		return newError(op, "", detail(ErrInvalidArgument, "partial copy [%d, %d) needs a unified KV cache", p0, p1))
-	}
-	C.llama_memory_seq_cp(c.mem(), C.llama_seq_id(src), C.llama_seq_id(dst), C.llama_pos(p0), C.llama_pos(p1))
-	return nil
-}
-
-// SeqKeep removes every sequence except seq.
-func (c *Context) SeqKeep(seq int) error {
-	if err := c.lock("seq keep"); err != nil {
-		return err
-	}
-	defer c.mu.Unlock()
-	if err := c.checkSeq(seq); err != nil {
-		return newError("seq keep", "", err)
-	}
-	C.llama_memory_seq_keep(c.mem(), C.llama_seq_id(seq))
-	return nil
-}
-
-// SeqAdd shifts positions [p0, p1) of seq by delta (context shifting). It
-// needs a memory that can shift; see CanShift.
-func (c *Context) SeqAdd(seq, p0, p1, delta int) error {
-	const op = "seq add"
-	if err := c.lock(op); err != nil {
-		return err
-	}
-	defer c.mu.Unlock()
-	if err := errors.Join(c.checkSeq(seq), checkPositions(p0, p1, delta)); err != nil {
-		return newError(op, "", err)
-	}
-	if !bool(C.llama_memory_can_shift(c.mem())) {
-		return newError(op, "", detail(ErrInvalidArgument, "this model's memory cannot shift positions"))
-	}
-	C.llama_memory_seq_add(c.mem(), C.llama_seq_id(seq), C.llama_pos(p0), C.llama_pos(p1), C.llama_pos(delta))
-	return nil
-}
-
 // SeqPosMin returns the smallest position held for seq, or -1 when empty.
 func (c *Context) SeqPosMin(seq int) int { return c.seqPos(seq, true) }
 
@@ -118,15 +64,6 @@ func (c *Context) seqPos(seq int, minimum bool) int {
 		return int(C.llama_memory_seq_pos_min(c.mem(), C.llama_seq_id(seq)))
 	}
 	return int(C.llama_memory_seq_pos_max(c.mem(), C.llama_seq_id(seq)))
-}
-
-// CanShift reports whether the memory supports SeqAdd.
-func (c *Context) CanShift() bool {
-	if c.lock("can shift") != nil {
-		return false
-	}
-	defer c.mu.Unlock()
-	return bool(C.llama_memory_can_shift(c.mem()))
 }
 
 // ClearMemory empties the KV cache of every sequence; with data it also
@@ -234,110 +171,6 @@ func (c *Context) streams() int {
 		return 1
 	}
 	return c.nSeq
-}
-
-// seqFileMagic starts the files SaveSeqState writes.
-const seqFileMagic = "LOOPSEQ1"
-
-// SaveSeqState writes sequence seq and its tokens to a file: a header with
-// the model's fingerprint (a hash of its metadata and first weights) and
-// the tokens, then the state. LoadSeqState refuses it on another model.
-func (c *Context) SaveSeqState(path string, seq int, tokens []Token) error {
-	const op = "save seq state"
-	sum, err := c.model.print.sum()
-	if err != nil {
-		return newError(op, path, err)
-	}
-	if err := c.model.checkTokens(tokens); err != nil {
-		return newError(op, path, err)
-	}
-	state, err := c.SeqState(seq)
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	b.WriteString(seqFileMagic)
-	b.Write(sum[:])
-	binary.Write(&b, binary.LittleEndian, uint32(len(tokens)))
-	binary.Write(&b, binary.LittleEndian, tokens)
-	b.Write(state)
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return pathErr(op, path, err)
-	}
-	return nil
-}
-
-// LoadSeqState restores sequence seq from a file written by SaveSeqState and
-// returns its tokens. A file of another model, tokens outside the
-// vocabulary or a state that does not fit are refused, and leave the
-// sequence empty.
-func (c *Context) LoadSeqState(path string, seq int) ([]Token, error) {
-	const op = "load seq state"
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, pathErr(op, path, err)
-	}
-	tokens, state, err := c.parseSeqFile(data)
-	if err != nil {
-		return nil, newError(op, path, err)
-	}
-	if err := c.SetSeqState(seq, state); err != nil {
-		return nil, newError(op, path, err)
-	}
-	return tokens, nil
-}
-
-func (c *Context) parseSeqFile(data []byte) ([]Token, []byte, error) {
-	head := len(seqFileMagic) + 32 + 4
-	if len(data) < head || string(data[:len(seqFileMagic)]) != seqFileMagic {
-		return nil, nil, detail(ErrInvalidArgument, "not a sequence state saved by loop")
-	}
-	sum, err := c.model.print.sum()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !bytes.Equal(data[len(seqFileMagic):len(seqFileMagic)+32], sum[:]) {
-		return nil, nil, detail(ErrInvalidArgument, "the state was saved with another model")
-	}
-	n := int64(binary.LittleEndian.Uint32(data[head-4:]))
-	if n > int64(c.nCtxSeq) || int64(head)+4*n > int64(len(data)) {
-		return nil, nil, detail(ErrInvalidArgument, "the state claims %d tokens", n)
-	}
-	tokens := make([]Token, n)
-	binary.Decode(data[head:], binary.LittleEndian, tokens)
-	if err := c.model.checkTokens(tokens); err != nil {
-		return nil, nil, err
-	}
-	return tokens, data[head+4*int(n):], nil
-}
-
-// fingerprint identifies a model file's weights for saved states: SHA-256
-// of its header (metadata and tensor infos) and first MiB of tensor data,
-// so two files of the same shapes with other weights differ.
-type fingerprint struct {
-	path       string
-	dataOffset int64
-	once       sync.Once
-	hash       [32]byte
-	err        error
-}
-
-func (f *fingerprint) sum() ([32]byte, error) {
-	f.once.Do(func() {
-		file, err := os.Open(f.path)
-		if err != nil {
-			f.err = err
-			return
-		}
-		defer file.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, io.LimitReader(file, f.dataOffset+1<<20)); err != nil {
-			f.err = err
-			return
-		}
-		copy(f.hash[:], h.Sum(nil))
-	})
-	return f.hash, f.err
 }
 
 // Perf holds llama.cpp's performance counters (llama_perf_context).

@@ -64,9 +64,8 @@ func (v MetaValue) String() string {
 
 // ggufInfo is what readGGUF learns from a file before llama.cpp loads it.
 type ggufInfo struct {
-	meta       []MetaKV
-	dataOffset int64 // offset of the tensor data
-	dataEnd    int64 // offset just past the last tensor's data
+	meta    []MetaKV
+	dataEnd int64 // offset just past the last tensor's data
 }
 
 // checkGGUF validates path as a readable, complete GGUF file and returns its
@@ -130,7 +129,6 @@ func readGGUF(path string) (*ggufInfo, error) {
 		info.meta = append(info.meta, kv)
 	}
 	base := int64(C.gguf_get_data_offset(g))
-	info.dataOffset = base
 	for i := range int64(C.gguf_get_n_tensors(g)) {
 		end := base + int64(C.gguf_get_tensor_offset(g, C.int64_t(i))) + int64(C.gguf_get_tensor_size(g, C.int64_t(i)))
 		info.dataEnd = max(info.dataEnd, end)

@@ -50,7 +50,6 @@ type Model struct {
 	children map[closer]struct{}
 	closing  bool            // Close has begun: nothing new may be adopted
 	leak     runtime.Cleanup // reports a Model dropped without Close
-	print    *fingerprint    // identifies the weights, for saved states
 
 	// dry are DRY samplers by their settings, never used to sample:
 	// NewDRY clones them, because llama_sampler_init_dry scans the whole
@@ -161,7 +160,6 @@ func LoadModel(ctx context.Context, path string, p ModelParams) (*Model, error) 
 	}
 	model.nVocab = int(C.llama_vocab_n_tokens(model.vocab))
 	model.noVocab = C.llama_vocab_type(model.vocab) == C.LLAMA_VOCAB_TYPE_NONE
-	model.print = &fingerprint{path: path, dataOffset: info.dataOffset}
 	model.leak = runtime.AddCleanup(model, reportLeak, "model "+path)
 	return model, nil
 }

@@ -274,12 +274,6 @@ func (m *Model) adoptSampler(s *Sampler) error {
 	return nil
 }
 
-// Name returns the sampler's name ("top-k", "grammar", "chain", ...).
-func (s *Sampler) Name() string { return s.name }
-
-// Samplers returns the samplers of a chain, in order.
-func (s *Sampler) Samplers() []*Sampler { return s.children }
-
 // Close frees a sampler that is not part of a chain, or a chain with all of
 // its samplers. Calling it again does nothing.
 func (s *Sampler) Close() error {
@@ -346,23 +340,6 @@ func (s *Sampler) Seed() uint32 {
 		return 0
 	}
 	return uint32(C.llama_sampler_get_seed(s.s))
-}
-
-// SamplerPerf is the chain's timing (llama_perf_sampler).
-type SamplerPerf struct {
-	SampleMs float64
-	Samples  int
-}
-
-// Perf returns a chain's timing.
-func (s *Sampler) Perf() SamplerPerf {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.s == nil || s.kind != kindChain {
-		return SamplerPerf{}
-	}
-	d := C.llama_perf_sampler(s.s)
-	return SamplerPerf{SampleMs: float64(d.t_sample_ms), Samples: int(d.n_sample)}
 }
 
 // String describes the sampler, and a chain's members, for logs.

@@ -309,9 +309,6 @@ func TestEverySampler(t *testing.T) {
 		if tok, err := ch.Sample(c, -1); err != nil || tok < 0 {
 			t.Errorf("%s: Sample = %d, %v", ch, tok, err)
 		}
-		if p := ch.Perf(); p.Samples != 1 {
-			t.Errorf("%s: perf counts %d samples, want 1", ch, p.Samples)
-		}
 		ch.Close()
 	}
 }

@@ -12,8 +12,7 @@ type Slot struct {
 	ctx    *Context
 	seq    int
 	tokens []Token
-	used   uint64 // Pool clock at the last use
-	swa    int    // sliding-window size of the model, 0 when none
+	swa    int // sliding-window size of the model, 0 when none
 }
 
 // PrefillStats reports how a prompt was processed, with the field names of

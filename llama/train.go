@@ -86,8 +86,9 @@ type TrainParams struct {
 	PrefixEvery int
 }
 
-// Shape is the hyper-parameters a Trainer read from the GGUF metadata.
-type Shape struct {
+// trainShape is the hyper-parameters a Trainer read from the GGUF
+// metadata.
+type trainShape struct {
 	Embedding    int     // qwen2.embedding_length
 	Layers       int     // qwen2.block_count
 	Heads        int     // qwen2.attention.head_count
@@ -107,9 +108,9 @@ type Trainer struct {
 	mu     sync.Mutex
 	g      *C.struct_loop_gt
 	path   string
-	shape  Shape
+	shape  trainShape
 	n      int
-	maxLen int // of a Logits call
+	maxLen int // of a window or a logits call
 	lr, wd float64
 	opt    bool
 }
@@ -137,7 +138,7 @@ func NewTrainer(ctx context.Context, path string, p TrainParams) (*Trainer, erro
 	if err != nil {
 		return nil, newError(op, path, err)
 	}
-	t := &Trainer{g: g, path: path, lr: lr, wd: p.WeightDecay, shape: Shape{
+	t := &Trainer{g: g, path: path, lr: lr, wd: p.WeightDecay, shape: trainShape{
 		Embedding: int(hp.n_embd), Layers: int(hp.n_layer), Heads: int(hp.n_head), HeadsKV: int(hp.n_head_kv),
 		FeedForward: int(hp.n_ff), TrainContext: int(hp.n_ctx_train), Vocab: int(hp.n_vocab),
 		RMSEpsilon: float64(hp.eps), RopeFreqBase: float64(hp.freq_base), TiedOutput: bool(hp.tied)}}
@@ -216,30 +217,9 @@ func openGraph(path string, threads int) (*C.struct_loop_gt, C.struct_loop_gt_hp
 	return nil, hp, fmt.Errorf("%s%s", msg, logged)
 }
 
-// maxWindow is the longest window or Logits call: its attention scores
+// maxWindow is the longest window or logits call: its attention scores
 // alone take 16 bytes per head and square token.
 const maxWindow = 32768
-
-// Shape returns the model's hyper-parameters.
-func (t *Trainer) Shape() Shape { return t.shape }
-
-// ContextSize returns the window: a Window passed to Train or Eval has one
-// more token, the last label.
-func (t *Trainer) ContextSize() int { return t.n }
-
-// SetThreads sets the CPU threads of the next windows (1..MaxThreads).
-func (t *Trainer) SetThreads(n int) error {
-	if n < 1 || n > MaxThreads {
-		return newError("set threads", "", detail(ErrInvalidArgument, "%d threads", n))
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.g == nil {
-		return newError("set threads", "", ErrClosed)
-	}
-	C.loop_gt_set_threads(t.g, C.int32_t(n))
-	return nil
-}
 
 // SetLearningRate sets AdamW's learning rate of the next steps, for a
 // schedule (warm-up, decay).
@@ -268,11 +248,12 @@ func (t *Trainer) checkTokens(tokens []Token) error {
 	return nil
 }
 
-// Logits runs the training graph's forward pass on tokens, at positions
+// logits runs the training graph's forward pass on tokens, at positions
 // 0..len(tokens)-1 (at most the trained context, or 32768 with
-// AllowBeyondTrained), and returns len(tokens) rows of Shape().Vocab logits,
-// row after row, in a new slice.
-func (t *Trainer) Logits(ctx context.Context, tokens []Token) ([]float32, error) {
+// AllowBeyondTrained), and returns len(tokens) rows of shape.Vocab logits,
+// row after row, in a new slice. For tests (export_test.go), which check
+// the graph against llama.cpp's own forward pass.
+func (t *Trainer) logits(ctx context.Context, tokens []Token) ([]float32, error) {
 	const op = "trainer logits"
 	if err := ctx.Err(); err != nil {
 		return nil, newError(op, "", err)

@@ -82,13 +82,6 @@ func (m *Model) Tokenize(text string, addSpecial, parseSpecial bool) ([]Token, e
 	return out, err
 }
 
-// CountTokens returns the number of tokens of text, parsing special tokens
-// and without BOS: the count llama-tokenize --no-bos --show-count prints.
-func (m *Model) CountTokens(text string) (int, error) {
-	toks, err := m.Tokenize(text, false, true)
-	return len(toks), err
-}
-
 // Detokenize converts tokens back into text. With renderSpecial, special
 // tokens are written out (<|im_end|>); without it they are dropped.
 func (m *Model) Detokenize(tokens []Token, renderSpecial bool) (string, error) {
@@ -148,20 +141,6 @@ func (m *Model) piece(t Token, renderSpecial bool) string {
 	return string(big[:n])
 }
 
-// TokenText returns the token's entry in the vocabulary (the byte-level form
-// for BPE vocabularies, e.g. "Ġthe").
-func (m *Model) TokenText(t Token) (string, error) {
-	var out string
-	err := m.useVocab("token text", func() error {
-		if err := m.checkTokens([]Token{t}); err != nil {
-			return newError("token text", "", err)
-		}
-		out = C.GoString(C.llama_vocab_get_text(m.vocab, C.llama_token(t)))
-		return nil
-	})
-	return out, err
-}
-
 // TokenAttr returns the attributes of a token.
 func (m *Model) TokenAttr(t Token) TokenAttr {
 	var a TokenAttr
@@ -217,16 +196,6 @@ func (m *Model) IsEOG(t Token) bool {
 	var b bool
 	m.use("is eog", func() error {
 		b = m.checkTokens([]Token{t}) == nil && bool(C.llama_vocab_is_eog(m.vocab, C.llama_token(t)))
-		return nil
-	})
-	return b
-}
-
-// IsControl reports whether t is a control token.
-func (m *Model) IsControl(t Token) bool {
-	var b bool
-	m.useVocab("is control", func() error {
-		b = m.checkTokens([]Token{t}) == nil && bool(C.llama_vocab_is_control(m.vocab, C.llama_token(t)))
 		return nil
 	})
 	return b

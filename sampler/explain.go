@@ -37,9 +37,10 @@ func repeat32(v float32, n int) []float32 {
 // WriteExplain prints the two tables of seed 000, Example 6: how
 // temperature and min_p change the chance of picking the right tool name,
 // and how a repeat penalty lowers the probability of the " that every JSON
-// call needs. It computes them with this package's MinP, Temperature,
-// Penalties and Softmax, in llama.cpp's order (min_p before temperature),
-// and prints them as the seed's Java program does, digit for digit.
+// call needs. It computes them with Distribution over llama.cpp's chain
+// reduced to the repeat penalty, min_p and temperature, in llama.cpp's
+// order (min_p before temperature), and prints them as the seed's Java
+// program does, digit for digit.
 func WriteExplain(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	writeToolTable(bw)
@@ -47,24 +48,21 @@ func WriteExplain(w io.Writer) error {
 	return bw.Flush()
 }
 
-// explainProbs runs llama.cpp's chain in its default order, reduced to the
-// samplers the example uses: the repeat penalty (over the last 64 tokens
-// of history), min_p, temperature, then the softmax. It returns each
-// token's penalized logit and final probability by id (probability 0 for
-// removed tokens).
-func explainProbs(logits []float32, history []int32, penalty, minP, temp float64) (penalized, p []float64) {
-	c := Penalties(Candidates(logits), history, 64, penalty, 0, 0)
-	penalized = make([]float64, len(c))
-	for _, x := range c {
-		penalized[x.ID] = x.Logit
+// explainProbs runs llama.cpp's chain (Distribution) in its default
+// order, reduced to the samplers the example uses: the repeat penalty
+// (over the last 64 tokens of history), min_p and temperature. It returns
+// each token's logit after the chain and its probability, by id
+// (probability 0 for removed tokens).
+func explainProbs(logits []float32, history []int32, penalty, minP, temp float64) (logit, p []float64) {
+	cfg := Defaults()
+	cfg.Order = []Kind{KindPenalties, KindMinP, KindTemperature}
+	cfg.PenaltyLastN, cfg.RepeatPenalty = 64, float32(penalty)
+	cfg.MinP, cfg.Temperature = float32(minP), float32(temp)
+	logit, p = make([]float64, len(logits)), make([]float64, len(logits))
+	for _, x := range Distribution(cfg, logits, history) {
+		logit[x.ID], p[x.ID] = x.Logit, x.P
 	}
-	c = MinP(c, minP, 0)
-	c = Softmax(Temperature(c, temp))
-	p = make([]float64, len(logits))
-	for _, x := range c {
-		p[x.ID] = x.P
-	}
-	return penalized, p
+	return logit, p
 }
 
 // ToolRow is a row of the first table: one temperature and min_p setting,

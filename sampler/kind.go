@@ -74,17 +74,6 @@ func (k Kind) Known() bool {
 	return false
 }
 
-// Letter returns k's letter in the --sampling-seq form, or '?' for an
-// unknown Kind.
-func (k Kind) Letter() byte {
-	for c, l := range letters {
-		if l == k {
-			return c
-		}
-	}
-	return '?'
-}
-
 // ParseOrder parses llama.cpp's --samplers value: sampler names separated
 // by semicolons, such as "penalties;dry;top_k;temperature". It accepts the
 // canonical names and llama.cpp's aliases (top-k, top-p, nucleus, typical,
@@ -147,14 +136,4 @@ func FormatOrder(order []Kind) string {
 		names[i] = string(k)
 	}
 	return strings.Join(names, ";")
-}
-
-// FormatSequence writes order in the one-letter --sampling-seq form that
-// ParseSequence reads.
-func FormatSequence(order []Kind) string {
-	b := make([]byte, len(order))
-	for i, k := range order {
-		b[i] = k.Letter()
-	}
-	return string(b)
 }

@@ -17,7 +17,6 @@ package choose
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,14 +49,6 @@ type Candidate struct {
 	// Passed of Tasks are its eval results; 0 Tasks means not measured.
 	Passed int `json:"passed"`
 	Tasks  int `json:"tasks"`
-}
-
-// BitsPerWeight is the file's average bits per weight.
-func (c Candidate) BitsPerWeight() float64 {
-	if c.Params == 0 {
-		return 0
-	}
-	return 8 * c.WeightBytes / c.Params
 }
 
 // Constraints are the machine's and the agent's hard limits. The zero
@@ -182,10 +173,4 @@ func WriteTable(w io.Writer, all, ranked []Verdict) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// Round is x rounded to n decimals, for JSON that a person reads.
-func Round(x float64, n int) float64 {
-	p := math.Pow(10, float64(n))
-	return math.Round(x*p) / p
 }

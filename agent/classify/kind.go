@@ -1,7 +1,8 @@
 package classify
 
 // Kind names what is wrong with a reply. Its value is a short id for
-// transcripts and statistics; Label and Remedy give the seed's words.
+// transcripts and statistics; Remedy gives the seed's words for what the
+// agent does about it.
 type Kind string
 
 // The kinds, in the order Classify tries them.
@@ -19,33 +20,19 @@ const (
 	OK              Kind = "ok"                  // a call to run
 )
 
-// Kinds returns every kind, in the order of the seed's catalog.
-func Kinds() []Kind {
-	return []Kind{OK, OutsideFormat, InvalidJSON, UnknownTool, MissingArgument, WrongType, UnknownArgument,
-		CutOff, PathMissing, Repeat, TextOnly}
-}
-
-var kindWords = map[Kind][2]string{
-	OK:              {"ok", "run it"},
-	OutsideFormat:   {"call outside the call format", "grammar (Example 2) or a fallback parser"},
-	InvalidJSON:     {"invalid JSON", "repair (Example 4)"},
-	UnknownTool:     {"unknown tool", "error with the tool list, retry (Example 5)"},
-	MissingArgument: {"missing argument", "error with the schema, retry (Example 5)"},
-	WrongType:       {"wrong argument type", "error with the schema, retry (Example 5)"},
-	UnknownArgument: {"unknown argument", "error with the schema, retry (Example 5)"},
-	CutOff:          {"cut off by max_tokens", "never run it; retry with more tokens"},
-	PathMissing:     {"valid call, path does not exist", "the tool's own error result"},
-	Repeat:          {"same call as the previous step", "loop detection (Example 11)"},
-	TextOnly:        {"text only, no call", "accept, or check that work was verified"},
-}
-
-// Label returns the kind in seed 000 Example 1's words: "invalid JSON".
-func (k Kind) Label() string {
-	if w, ok := kindWords[k]; ok {
-		return w[0]
-	}
-	return string(k)
+var remedies = map[Kind]string{
+	OK:              "run it",
+	OutsideFormat:   "grammar (Example 2) or a fallback parser",
+	InvalidJSON:     "repair (Example 4)",
+	UnknownTool:     "error with the tool list, retry (Example 5)",
+	MissingArgument: "error with the schema, retry (Example 5)",
+	WrongType:       "error with the schema, retry (Example 5)",
+	UnknownArgument: "error with the schema, retry (Example 5)",
+	CutOff:          "never run it; retry with more tokens",
+	PathMissing:     "the tool's own error result",
+	Repeat:          "loop detection (Example 11)",
+	TextOnly:        "accept, or check that work was verified",
 }
 
 // Remedy returns what the agent does about the kind, in the seed's words.
-func (k Kind) Remedy() string { return kindWords[k][1] }
+func (k Kind) Remedy() string { return remedies[k] }

@@ -18,7 +18,7 @@
 //     once, and is checked on the open descriptor (fstat): anything but a
 //     regular file (FIFO, socket, device, directory) is refused with
 //     ErrNotRegular before a byte is read.
-//   - A read has a limit in bytes. ReadFile refuses a larger file with
+//   - A read has a limit in bytes. ReadFileIn refuses a larger file with
 //     ErrTooLarge instead of growing a buffer to the size of /dev/zero.
 //   - A write goes to a new temporary file in the same directory, then a
 //     rename over the name. A hard link to a file outside is replaced in
@@ -27,13 +27,13 @@
 //
 // The common calls:
 //
-//	data, err := confined.ReadFile(root, "Makefile", 1<<20)
+//	r, _ := os.OpenRoot(root)
+//	data, err := confined.ReadFileIn(r, "Makefile", 1<<20)
 //	switch {
 //	case errors.Is(err, confined.ErrNotRegular), errors.Is(err, confined.ErrTooLarge), errors.Is(err, confined.ErrOutside):
 //		// skip it; err names the file and why
 //	}
 //
-//	r, _ := os.OpenRoot(root)
 //	f, info, err := confined.Open(r, "src/main.go") // a regular file, or an error
 //	created, err := confined.WriteFile(r, "src/main.go", data, 0o644)
 //	err = fs.WalkDir(confined.FS(r), ".", fn) // opens directories only
@@ -173,19 +173,9 @@ func cause(err error) error {
 	return err
 }
 
-// ReadFile reads the regular file name beneath the directory root, at
-// most limit bytes (DefaultLimit when limit <= 0); a larger file is
-// refused with ErrTooLarge without being read.
-func ReadFile(root, name string, limit int64) ([]byte, error) {
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, &Error{Op: "open", Path: root, Err: cause(err)}
-	}
-	defer r.Close()
-	return ReadFileIn(r, name, limit)
-}
-
-// ReadFileIn is ReadFile beneath an open root.
+// ReadFileIn reads the regular file name beneath the open root r, at most
+// limit bytes (DefaultLimit when limit <= 0); a larger file is refused
+// with ErrTooLarge without being read.
 func ReadFileIn(r *os.Root, name string, limit int64) ([]byte, error) {
 	f, info, err := Open(r, name)
 	if err != nil {

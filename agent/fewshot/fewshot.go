@@ -8,7 +8,6 @@
 //	shots := fewshot.Shots{{User: "Which Java version does the build use?",
 //		Call: readCall, Result: "1| plugins { id 'java' } ...", Answer: "Java 21."}}
 //	history := append(shots.Messages(), chat.Message{Role: "user", Content: task})
-//	cost := fewshot.Measure(shots.ChatML()) // 851 characters, about 283 tokens for the seed's two
 //	for _, c := range shots.Copied(task, call) {
 //		// c.Value came from an example, not from the task: flag the call
 //	}
@@ -24,7 +23,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/loopagent/loop/agent/chat"
 )
@@ -61,43 +59,6 @@ func (s Shots) Messages() []chat.Message {
 	}
 	return out
 }
-
-// ChatML renders the shots in Qwen 2.5's ChatML form, as seed 000
-// Example 8 does and as the Qwen 2.5 template renders Messages.
-func (s Shots) ChatML() string {
-	var b strings.Builder
-	for _, shot := range s {
-		name, _ := json.Marshal(shot.Call.Function.Name)
-		fmt.Fprintf(&b, "<|im_start|>user\n%s<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{\"name\": %s, \"arguments\": %s}\n</tool_call><|im_end|>\n",
-			shot.User, name, shot.Call.Function.Arguments)
-		fmt.Fprintf(&b, "<|im_start|>user\n<tool_response>\n%s\n</tool_response><|im_end|>\n<|im_start|>assistant\n%s<|im_end|>\n",
-			shot.Result, shot.Answer)
-	}
-	return b.String()
-}
-
-// Cost is the size of a rendered block.
-type Cost struct {
-	Chars  int // characters (runes)
-	Tokens int // Chars / 3: the conservative ratio for code and JSON
-}
-
-// Measure returns the cost of a rendered block. The estimate is above a
-// real tokenizer's count (283 against Qwen2's 230 for the seed's block),
-// because each chat marker is one token.
-func Measure(block string) Cost {
-	n := utf8.RuneCountInString(block)
-	return Cost{Chars: n, Tokens: n / 3}
-}
-
-// Session returns the prompt tokens the block costs over a session of
-// requests: without prefix reuse every request pays, with it one does.
-func (c Cost) Session(requests int) (uncached, cached int) {
-	return c.Tokens * requests, c.Tokens
-}
-
-// Share returns the block's share of a context window, in percent.
-func (c Cost) Share(window int) float64 { return 100 * float64(c.Tokens) / float64(window) }
 
 // Copy is an argument value of a call that came from an example.
 type Copy struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/agent/chat"
@@ -28,15 +29,31 @@ var seedShots = Shots{
 }
 
 // TestSeedExample8 prints what the seed's FewShotCost prints and compares
-// it with the seed's output, copied verbatim.
+// it with the seed's output, copied verbatim. The block is what the model
+// reads: Messages rendered by the Qwen 2.5 template, after its system
+// turn, which is the seed's ChatML block; the seed counts a token per
+// three characters.
 func TestSeedExample8(t *testing.T) {
+	tmpl, err := chat.NewTemplate(testmodels.ChatTemplate(t, "Qwen-Qwen2.5-7B-Instruct"), "", "<|im_end|>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered, err := tmpl.Render(chat.RenderInput{Messages: seedShots.Messages()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const system = "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n"
+	block, ok := strings.CutPrefix(rendered, system)
+	if !ok {
+		t.Fatalf("the render does not start with the template's system turn:\n%s", rendered)
+	}
 	var out strings.Builder
-	cost := Measure(seedShots.ChatML())
-	fmt.Fprintf(&out, "few-shot block: %d shots, %d characters, about %d tokens\n", len(seedShots), cost.Chars, cost.Tokens)
-	uncached, cached := cost.Session(15)
-	fmt.Fprintf(&out, "one 15-request session: %d prompt tokens without prefix reuse, %d with it\n", uncached, cached)
+	chars := utf8.RuneCountInString(block)
+	tokens := chars / 3
+	fmt.Fprintf(&out, "few-shot block: %d shots, %d characters, about %d tokens\n", len(seedShots), chars, tokens)
+	fmt.Fprintf(&out, "one 15-request session: %d prompt tokens without prefix reuse, %d with it\n", 15*tokens, tokens)
 	for _, window := range []int{8192, 32768} {
-		fmt.Fprintf(&out, "share of a %s-token window: %.1f%%\n", thousands(window), cost.Share(window))
+		fmt.Fprintf(&out, "share of a %s-token window: %.1f%%\n", thousands(window), 100*float64(tokens)/float64(window))
 	}
 	request := "Which Java version does pom.xml use?"
 	for _, reply := range []chat.ToolCall{
@@ -60,24 +77,6 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// TestChatMLIsTheTemplate: the Qwen 2.5 template renders Messages as the
-// seed's ChatML block, after its system turn: the block's size is the
-// size of what the model reads.
-func TestChatMLIsTheTemplate(t *testing.T) {
-	tmpl, err := chat.NewTemplate(testmodels.ChatTemplate(t, "Qwen-Qwen2.5-7B-Instruct"), "", "<|im_end|>")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := tmpl.Render(chat.RenderInput{Messages: seedShots.Messages()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const system = "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n"
-	if diff := cmp.Diff(system+seedShots.ChatML(), got); diff != "" {
-		t.Errorf("Qwen 2.5 template render mismatch (-ChatML +template):\n%s", diff)
-	}
 }
 
 func TestCopied(t *testing.T) {

@@ -30,6 +30,18 @@ var seedSession = []sessionStep{
 	{"read_file", "OrderService.java", 6100}, {"shell", "mvn test", 2500},
 }
 
+// addMessage appends msg to mgr as the agent's loop does: a tool result
+// is capped on entry (Cap), then appended.
+func addMessage(t *testing.T, mgr *window.Manager, msg chat.Message) {
+	t.Helper()
+	if msg.Role == "tool" {
+		msg.Content = mgr.Cap(msg.Name, msg.Content, false)
+	}
+	if err := mgr.Append(msg); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // stepMessages are the call and the result of step i, with a result of
 // the step's size made of numbered lines.
 func stepMessages(i int, s sessionStep) (chat.Message, chat.Message) {
@@ -85,9 +97,7 @@ func TestRealSession(t *testing.T) {
 	for _, p := range []sessionPolicy{{"keep-all", -1, false}, {"cap", 1200, false}, {"cap+stale", 1200, true}} {
 		mgr := window.New(window.Config{Window: 20480, ToolCap: p.cap, System: chat.Message{Role: "system", Content: loop.DefaultSystem},
 			Counter: tokenCount{m}, CompactAt: 1 << 30})
-		if _, err := mgr.Add(chat.Message{Role: "user", Content: "OrderTest.total fails. Fix OrderService.java."}); err != nil {
-			t.Fatal(err)
-		}
+		addMessage(t, mgr, chat.Message{Role: "user", Content: "OrderTest.total fails. Fix OrderService.java."})
 		var sent, computed, largest, prev int
 		var rows []string
 		for i := 0; i <= len(seedSession); i++ {
@@ -114,12 +124,8 @@ func TestRealSession(t *testing.T) {
 			prev = u.PromptTokens
 			if i < len(seedSession) {
 				call, result := stepMessages(i, seedSession[i])
-				if _, err := mgr.Add(call); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := mgr.Add(result); err != nil {
-					t.Fatal(err)
-				}
+				addMessage(t, mgr, call)
+				addMessage(t, mgr, result)
 			}
 		}
 		if p.name == "keep-all" {
@@ -209,17 +215,11 @@ func TestModelSummarizes(t *testing.T) {
 	c := client(t, m, "")
 	mgr := window.New(window.Config{Window: 2048, System: chat.Message{Role: "system", Content: loop.DefaultSystem},
 		Counter: tokenCount{m}, Summarize: loop.Summarizer(c, 32)})
-	if _, err := mgr.Add(chat.Message{Role: "user", Content: "OrderTest.total fails. Fix OrderService.java."}); err != nil {
-		t.Fatal(err)
-	}
+	addMessage(t, mgr, chat.Message{Role: "user", Content: "OrderTest.total fails. Fix OrderService.java."})
 	for i, s := range seedSession {
 		call, result := stepMessages(i, s)
-		if _, err := mgr.Add(call); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := mgr.Add(result); err != nil {
-			t.Fatal(err)
-		}
+		addMessage(t, mgr, call)
+		addMessage(t, mgr, result)
 	}
 	req, err := mgr.Request(context.Background())
 	if err != nil {

@@ -192,14 +192,9 @@ func orDefault(v, def int) int {
 	return v
 }
 
-// Signature is a step's signature: name, canonical arguments, "#" and the
-// FNV-64a hash of the result. Equal steps have equal signatures, however
-// the arguments were spaced or ordered.
-func Signature(name, arguments, result string) string {
-	return signature(name, arguments, resultHash(result))
-}
-
-// signature is Signature with the result's hash already made.
+// signature is a step's signature: name, canonical arguments, "#" and the
+// hash of the result (resultHash). Equal steps have equal signatures,
+// however the arguments were spaced or ordered.
 func signature(name, arguments, hash string) string {
 	return name + Canonical(arguments) + "#" + hash
 }

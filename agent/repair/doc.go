@@ -4,19 +4,17 @@
 //
 // # JSON repair
 //
-// Repair reads the first JSON object of a text and fixes what models get
-// wrong: trailing commas, single quotes, raw newlines, tabs and other
-// control characters in strings, Python's True, False and None outside
-// strings, and text around the object. It names each repair:
+// The JSON repair reads a JSON object and fixes what models get wrong:
+// trailing commas, single quotes, raw newlines, tabs and other control
+// characters in strings, invalid escapes, mismatched brackets, and
+// Python's True, False and None outside strings. It names each repair
+// (TrailingComma, SingleQuotes, ...): `{'path': 'pom.xml',}` becomes
+// `{"path": "pom.xml"}` with the repairs [single quotes, trailing comma].
 //
-//	r, ok := repair.Repair(`Sure: {'path': 'pom.xml',}`)
-//	// r.JSON == `{"path": "pom.xml"}`
-//	// r.Repairs == [text around the object, single quotes, trailing comma]
-//
-// A text that ends inside the object is closed too, so that its JSON
-// parses, but Truncated is set and Repairs ends with "truncated": the
-// repair invented the end, and such a call must never run. It goes back
-// to the model with a larger token budget instead.
+// An object cut off before its end is closed too, so that its JSON
+// parses, but the repair invented the end, and such a call must never
+// run: it is never taken, and goes back to the model with a larger token
+// budget instead.
 //
 // # Fixing a reply
 //

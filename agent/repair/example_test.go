@@ -7,15 +7,6 @@ import (
 	"github.com/loopagent/loop/agent/repair"
 )
 
-func ExampleRepair() {
-	r, _ := repair.Repair(`Sure: {'path': 'pom.xml',}`)
-	fmt.Println(r.JSON)
-	fmt.Println(r.Repairs, r.Truncated)
-	// Output:
-	// {"path": "pom.xml"}
-	// [text around the object single quotes trailing comma] false
-}
-
 func ExampleFixer() {
 	tools, _ := chat.ParseTools([]byte(`[{"type": "function", "function": {"name": "read_file",
 		"parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]`))

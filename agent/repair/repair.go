@@ -5,9 +5,8 @@ import (
 	"strings"
 )
 
-// The repairs Repair names, in seed 000 Example 4's words.
+// The repairs the JSON repair names, in seed 000 Example 4's words.
 const (
-	TextAround    = "text around the object"
 	TrailingComma = "trailing comma"
 	SingleQuotes  = "single quotes"
 	RawNewline    = "raw newline in a string"
@@ -20,46 +19,11 @@ const (
 	PythonLiteral = "Python literal "
 )
 
-// pythonLiterals are the words Repair turns into JSON, outside strings.
+// pythonLiterals are the words the scan turns into JSON, outside strings.
 var pythonLiterals = map[string]string{"True": "true", "False": "false", "None": "null"}
 
 // validEscapes are the characters JSON allows after a backslash.
 const validEscapes = `"\/bfnrtu`
-
-// Result is a repaired object.
-type Result struct {
-	// JSON is the object as repaired. It is valid JSON for every input
-	// of seed 000 Example 4, not for every input: check it.
-	JSON string
-	// Repairs names each kind of repair made, once, in the order first
-	// made: "text around the object", "trailing comma", ..., "truncated".
-	Repairs []string
-	// Truncated says that the text ended inside the object: the repair
-	// closed it and so invented its end. Never run such a call.
-	Truncated bool
-}
-
-// Repair repairs the first JSON object of text (from its first '{' to the
-// bracket that closes it), as seed 000 Example 4 does. It reports false
-// when text has no '{'.
-func Repair(text string) (Result, bool) {
-	start := strings.IndexByte(text, '{')
-	if start < 0 {
-		return Result{}, false
-	}
-	var r Result
-	s := scan(text, start)
-	// The seed's test, which also names a cut-off object's missing end,
-	// and text after the object that the seed dropped without a word.
-	if start > 0 || !strings.HasSuffix(strings.TrimSpace(text), "}") || strings.TrimSpace(text[s.end:]) != "" {
-		r.Repairs = append(r.Repairs, TextAround)
-	}
-	r.JSON, r.Truncated = s.out.String(), s.truncated
-	for _, name := range s.repairs {
-		r.Repairs = addOnce(r.Repairs, name)
-	}
-	return r, true
-}
 
 // scanner is one pass over an object: the state of seed 000 Example 4's
 // scan (inside a string and which quote opened it, the open brackets, the

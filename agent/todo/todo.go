@@ -21,7 +21,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -84,9 +83,6 @@ func (l *List) Call(arguments string) (text string, ok bool) {
 	return Render(items), true
 }
 
-// Items returns a copy of the stored list.
-func (l *List) Items() []Item { return slices.Clone(l.items) }
-
 // String renders the stored list, for the compaction summary; "" when
 // there is none.
 func (l *List) String() string {
@@ -94,20 +90,6 @@ func (l *List) String() string {
 		return ""
 	}
 	return Render(l.items)
-}
-
-// Active is what the display shows while the agent works: the item in
-// progress, by its active form when it has one; "" when none is.
-func (l *List) Active() string {
-	for _, it := range l.items {
-		if it.Status == InProgress {
-			if it.ActiveForm != "" {
-				return it.ActiveForm
-			}
-			return it.Content
-		}
-	}
-	return ""
 }
 
 // Parse reads the arguments {"todos": [{"content", "status",

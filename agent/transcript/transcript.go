@@ -175,14 +175,8 @@ func (w *Writer) Emit(e Event) {
 	w.err = err
 }
 
-// Err returns the first write error.
-func (w *Writer) Err() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
-}
-
-// Close closes the file of a Writer from Create.
+// Close closes the file of a Writer from Create. It returns the first
+// write error, of any Writer.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -43,7 +43,7 @@ func TestAppendRemoveOff(t *testing.T) {
 		t.Error("Remove took the system message")
 	}
 	off := New(Config{Off: true, Window: 100, System: chat.Message{Role: "system", Content: strings.Repeat("big ", 500)}})
-	if _, err := off.AddResult(chat.Message{Role: "user", Content: "task"}, false); err != nil {
+	if err := off.Append(chat.Message{Role: "user", Content: "task"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := off.Request(context.Background())

@@ -53,15 +53,6 @@ func MessageText(m chat.Message) string {
 	return text
 }
 
-// Chars is the number of characters of MessageText summed over msgs.
-func Chars(msgs []chat.Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += utf8.RuneCountInString(MessageText(m))
-	}
-	return n
-}
-
 // MessageTokens is the cost of one message: its text counted by c (tool
 // results with CountTool when c has it) plus overhead tokens for the
 // template's markers around it.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/loopagent/loop/agent/chat"
 )
@@ -87,14 +86,6 @@ type Manager struct {
 	summary *chat.Message // the last summary message
 }
 
-// Added reports what Add did to a tool result.
-type Added struct {
-	// Cut is true when the result was over the cap.
-	Cut bool
-	// Before and After are its length in characters.
-	Before, After int
-}
-
 // Compaction reports one compaction.
 type Compaction struct {
 	// Removed is the number of messages summarized away.
@@ -159,36 +150,6 @@ func (m *Manager) Cap(tool, text string, failed bool) string {
 	return caps.Apply(tool, text, failed)
 }
 
-// Add appends a message. A tool result is capped first (Caps.Apply, as
-// a successful command); AddResult says whether the command failed. A
-// message that breaks the call/result pairs is refused.
-func (m *Manager) Add(msg chat.Message) (Added, error) {
-	return m.AddResult(msg, false)
-}
-
-// AddResult appends a message; for a tool result, failed says its
-// command failed, so that its output is cut to its error lines.
-func (m *Manager) AddResult(msg chat.Message, failed bool) (Added, error) {
-	var a Added
-	if msg.Role == "tool" {
-		text := msg.Text()
-		a.Before = utf8.RuneCountInString(text)
-		text = m.Cap(toolName(m.history, msg), text, failed)
-		a.After = utf8.RuneCountInString(text)
-		a.Cut = text != msg.Text()
-		msg.Content, msg.Parts = text, nil
-	}
-	if err := m.pairs.add(len(m.history), msg); err != nil {
-		return a, &Error{Op: "add", Subject: fmt.Sprintf("message %d", len(m.history)), Err: err}
-	}
-	if msg.Role == "user" && m.task == nil {
-		task := msg
-		m.task = &task
-	}
-	m.history = append(m.history, msg)
-	return a, nil
-}
-
 // Append appends a message as it is: a tool result the caller has
 // capped already (Cap), before it added a note of its own. A message that
 // breaks the call/result pairs is refused.
@@ -227,22 +188,6 @@ func (m *Manager) Remove(from, to int) error {
 // Len is the number of messages in the history, the system message and
 // the pinned ones included.
 func (m *Manager) Len() int { return len(m.history) }
-
-// toolName is the name of the call a result answers: the result's Name,
-// or the name in the call.
-func toolName(history []chat.Message, result chat.Message) string {
-	if result.Name != "" {
-		return result.Name
-	}
-	for i := len(history) - 1; i >= 0; i-- {
-		for _, c := range history[i].ToolCalls {
-			if c.ID == result.ToolCallID {
-				return c.Function.Name
-			}
-		}
-	}
-	return ""
-}
 
 // Request validates the pairs, compacts when the prompt passes the
 // trigger, and checks that the prompt plus the reserve fits in the window.
@@ -297,9 +242,3 @@ func (m *Manager) tokens(msg chat.Message) int {
 
 // History returns a copy of the history.
 func (m *Manager) History() []chat.Message { return slices.Clone(m.history) }
-
-// Files returns the files read and modified in the turns compacted so far.
-func (m *Manager) Files() FileLists { return m.files }
-
-// Settings returns the configuration with its defaults filled in.
-func (m *Manager) Settings() Config { return m.cfg }

@@ -6,11 +6,51 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/internal/golden"
 	"github.com/loopagent/loop/internal/testmodels"
 )
+
+// add appends msgs as the agent's loop does (addResult, each a
+// successful command's result).
+func add(t testing.TB, m *Manager, msgs ...chat.Message) {
+	t.Helper()
+	for _, x := range msgs {
+		if _, _, err := addResult(m, x, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// addResult appends msg as the agent's loop does: a tool result is capped
+// on entry (Cap, by the name of its call; failed says its command
+// failed), then appended as it is. before and after are the result's
+// length in characters around the cap.
+func addResult(m *Manager, msg chat.Message, failed bool) (before, after int, err error) {
+	if msg.Role == "tool" {
+		text := msg.Text()
+		capped := m.Cap(callName(m.History(), msg.ToolCallID), text, failed)
+		before, after = utf8.RuneCountInString(text), utf8.RuneCountInString(capped)
+		msg.Content, msg.Parts = capped, nil
+	}
+	return before, after, m.Append(msg)
+}
+
+// callName is the name of the newest call in history with the id.
+func callName(history []chat.Message, id string) string {
+	for i := len(history) - 1; i >= 0; i-- {
+		for _, c := range history[i].ToolCalls {
+			if c.ID == id {
+				return c.Function.Name
+			}
+		}
+	}
+	return ""
+}
 
 // scriptedSummary is a summarizer that records its prompts.
 type scriptedSummary struct{ prompts []string }
@@ -55,11 +95,9 @@ func TestManagerLongTurn(t *testing.T) {
 	s := &scriptedSummary{}
 	m := New(Config{Window: 8192, System: msg("system", "You are loop."), Summarize: s.summarize})
 	ctx := context.Background()
-	if _, err := m.Add(msg("user", "Fix the order total.")); err != nil {
-		t.Fatal(err)
-	}
+	add(t, m, msg("user", "Fix the order total."))
 	compactions := 0
-	var last string
+	var last []chat.Message
 	h := longTurn(30)
 	for i := 0; i < len(h); i += 2 {
 		req, err := m.Request(ctx)
@@ -72,18 +110,17 @@ func TestManagerLongTurn(t *testing.T) {
 		if req.Tokens+ReserveFor(8192) > 8192 {
 			t.Fatalf("step %d: %d tokens do not fit", i/2, req.Tokens)
 		}
-		text, _ := ChatML(req.Messages)
 		if req.Compaction != nil {
 			compactions++
 			if req.Compaction.Reset {
 				t.Errorf("step %d: hard reset; the kept turns should fit", i/2)
 			}
-		} else if last != "" && !strings.HasPrefix(text, last) {
-			t.Errorf("step %d: the prompt does not extend the last one: %s", i/2, CommonPrefix(last, text))
+		} else if last != nil && (len(req.Messages) < len(last) || !cmp.Equal(last, req.Messages[:len(last)])) {
+			t.Errorf("step %d: the request does not extend the last one: %s after %s", i/2, Shape(req.Messages), Shape(last))
 		}
-		last = text
+		last = req.Messages
 		for _, x := range h[i : i+2] {
-			if _, err := m.AddResult(x, x.Role == "tool" && strings.Contains(x.Content, "FAIL")); err != nil {
+			if _, _, err := addResult(m, x, x.Role == "tool" && strings.Contains(x.Content, "FAIL")); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -97,22 +134,20 @@ func TestManagerLongTurn(t *testing.T) {
 	if !strings.Contains(s.prompts[len(s.prompts)-1], "Files modified so far: ") {
 		t.Errorf("summary prompt has no file lists:\n%s", s.prompts[len(s.prompts)-1])
 	}
-	t.Logf("%d compactions; files %+v", compactions, m.Files())
+	t.Logf("%d compactions; files %+v", compactions, m.files)
 }
 
 func TestManagerRefusesOrphan(t *testing.T) {
 	m := New(Config{System: msg("system", "s")})
-	_, err := m.Add(resultMsg("c1", "x"))
+	_, _, err := addResult(m, resultMsg("c1", "x"), false)
 	var pe *PairError
 	if !errors.As(err, &pe) || pe.Orphan != "c1" {
-		t.Fatalf("Add(orphan) = %v, want orphan result c1", err)
+		t.Fatalf("Append(orphan) = %v, want orphan result c1", err)
 	}
 	if n := len(m.History()); n != 1 {
 		t.Errorf("history has %d messages after a refused add, want 1", n)
 	}
-	if _, err := m.Add(callMsg("c2")); err != nil {
-		t.Fatal(err)
-	}
+	add(t, m, callMsg("c2"))
 	if _, err := m.Request(context.Background()); !errors.As(err, &pe) || len(pe.Unanswered) != 1 {
 		t.Errorf("Request with an unanswered call = %v, want calls without results [c2]", err)
 	}
@@ -125,9 +160,7 @@ func TestManagerHardReset(t *testing.T) {
 	m := New(Config{Window: 8192, System: msg("system", "s"), ToolCap: -1, Summarize: s.summarize})
 	for _, x := range []chat.Message{msg("user", "the task"), namedCall("c1", "shell", `{"command":"ls"}`), resultMsg("c1", "small"),
 		msg("user", "next"), namedCall("c2", "shell", `{"command":"cat big"}`), resultMsg("c2", strings.Repeat("x", 30_000))} {
-		if _, err := m.Add(x); err != nil {
-			t.Fatal(err)
-		}
+		add(t, m, x)
 	}
 	req, err := m.Request(context.Background())
 	if err != nil {
@@ -157,9 +190,7 @@ func TestManagerSummarizerError(t *testing.T) {
 		return "", errors.New("model gone")
 	}})
 	for _, x := range []chat.Message{msg("user", "a"), msg("assistant", strings.Repeat("y", 12_000)), msg("user", "b")} {
-		if _, err := m.Add(x); err != nil {
-			t.Fatal(err)
-		}
+		add(t, m, x)
 	}
 	if _, err := m.Request(context.Background()); !errors.Is(err, ErrSummary) {
 		t.Fatalf("Request = %v, want ErrSummary", err)
@@ -181,9 +212,7 @@ func TestManagerSummaryPrompt(t *testing.T) {
 	}
 	for i, turn := range turns {
 		for _, x := range turn {
-			if _, err := m.Add(x); err != nil {
-				t.Fatal(err)
-			}
+			add(t, m, x)
 		}
 		if i > 0 {
 			if _, err := m.Compact(ctx); err != nil {
@@ -198,8 +227,8 @@ func TestManagerSummaryPrompt(t *testing.T) {
 	if got := Shape(m.History()); got != "S U U A[c4] T(c4)" {
 		t.Errorf("history %s, want S U U A[c4] T(c4)", got)
 	}
-	if want := (FileLists{Read: []string{"order.go"}, Modified: []string{"total.go"}}); fmt.Sprint(m.Files()) != fmt.Sprint(want) {
-		t.Errorf("Files() = %+v, want %+v", m.Files(), want)
+	if want := (FileLists{Read: []string{"order.go"}, Modified: []string{"total.go"}}); fmt.Sprint(m.files) != fmt.Sprint(want) {
+		t.Errorf("files %+v, want %+v", m.files, want)
 	}
 }
 
@@ -210,9 +239,7 @@ func TestManagerStaleAtCompaction(t *testing.T) {
 	for _, x := range []chat.Message{msg("user", "old"), msg("assistant", "done"),
 		msg("user", "now"), namedCall("c1", "read_file", `{"path":"a.go"}`), resultMsg("c1", strings.Repeat("old content\n", 20)),
 		namedCall("c2", "edit_file", `{"path":"a.go"}`), resultMsg("c2", "ok")} {
-		if _, err := m.Add(x); err != nil {
-			t.Fatal(err)
-		}
+		add(t, m, x)
 	}
 	c, err := m.Compact(context.Background())
 	if err != nil {
@@ -227,17 +254,15 @@ func TestManagerStaleAtCompaction(t *testing.T) {
 func TestManagerFailedCommand(t *testing.T) {
 	m := New(Config{Window: 8192, ToolCap: 400, System: msg("system", "s")})
 	for _, x := range []chat.Message{msg("user", "test"), namedCall("c1", "shell", `{"command":"go test"}`)} {
-		if _, err := m.Add(x); err != nil {
-			t.Fatal(err)
-		}
+		add(t, m, x)
 	}
-	a, err := m.AddResult(resultMsg("c1", goTestFailure()), true)
+	before, after, err := addResult(m, resultMsg("c1", goTestFailure()), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := m.History()[3].Content
-	if !a.Cut || !strings.Contains(got, "Total() = 1999, want 2000") || !strings.Contains(got, "FAIL\texample.com") {
-		t.Errorf("AddResult(failed) kept %d chars:\n%s", a.After, got)
+	if after >= before || !strings.Contains(got, "Total() = 1999, want 2000") || !strings.Contains(got, "FAIL\texample.com") {
+		t.Errorf("a failed command's result: kept %d of %d chars:\n%s", after, before, got)
 	}
 }
 
@@ -271,12 +296,16 @@ func TestPrefixQwenTemplate(t *testing.T) {
 	}
 	h := append([]chat.Message{msg("system", "You are loop."), msg("user", "Fix the total.")}, longTurn(6)...)
 	for n := 2; n+2 <= len(h); n += 2 {
-		r, err := PrefixReuse(render, h[:n], h[:n+2])
+		first, err := render(h[:n])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !r.Extends() {
-			t.Errorf("request %d does not extend request %d: %s", n/2+1, n/2, r)
+		second, err := render(h[:n+2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(second, first) {
+			t.Errorf("request %d does not extend request %d:\n%s\n---\n%s", n/2+1, n/2, first, second)
 		}
 	}
 }
@@ -288,24 +317,17 @@ func TestManagerNoChurn(t *testing.T) {
 	s := &scriptedSummary{}
 	m := New(Config{Window: 8192, KeepRecent: 10, System: msg("system", strings.Repeat("x", 22_400)), Summarize: s.summarize})
 	ctx := context.Background()
-	add := func(xs ...chat.Message) {
-		for _, x := range xs {
-			if _, err := m.Add(x); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	add(msg("user", "task"), namedCall("c1", "shell", `{"command":"ls"}`), resultMsg("c1", strings.Repeat("f\n", 300)))
+	add(t, m, msg("user", "task"), namedCall("c1", "shell", `{"command":"ls"}`), resultMsg("c1", strings.Repeat("f\n", 300)))
 	for i, want := range []int{1, 1} {
 		req, err := m.Request(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(s.prompts) != want || req.Tokens <= m.Settings().CompactAt {
+		if len(s.prompts) != want || req.Tokens <= m.cfg.CompactAt {
 			t.Fatalf("request %d: %d summaries at %d tokens, want %d above the trigger", i+1, len(s.prompts), req.Tokens, want)
 		}
 	}
-	add(namedCall("c2", "shell", `{"command":"pwd"}`), resultMsg("c2", "/"))
+	add(t, m, namedCall("c2", "shell", `{"command":"pwd"}`), resultMsg("c2", "/"))
 	if _, err := m.Request(ctx); err != nil || len(s.prompts) != 2 {
 		t.Fatalf("request 3: %v, %d summaries; want a second one for the new step", err, len(s.prompts))
 	}

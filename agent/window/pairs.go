@@ -114,21 +114,6 @@ func (c CutAt) CanCut(m chat.Message) bool {
 	return m.Role == "user" || (c == AtAssistant && m.Role == "assistant")
 }
 
-// KeepLast keeps the system message (when msgs starts with one) and the
-// last n messages, moving the start forward to the first message where
-// cut allows a history to start, so that no result loses its call.
-func KeepLast(msgs []chat.Message, n int, cut CutAt) []chat.Message {
-	first := 0
-	if len(msgs) > 0 && msgs[0].Role == "system" {
-		first = 1
-	}
-	start := max(first, len(msgs)-n)
-	for start < len(msgs) && !cut.CanCut(msgs[start]) {
-		start++
-	}
-	return append(slices.Clone(msgs[:first]), msgs[start:]...)
-}
-
 // Shape writes a history in the notation of seed 002 Example 4: S for a
 // system message, U for a user message, A for an assistant message (with
 // the ids of its calls, A[c2, c3]) and T(c1) for the result of c1.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/internal/golden"
@@ -61,16 +62,16 @@ func shortContextPrompts(t *testing.T, capChars int, stale bool) []int {
 		if stale {
 			msgs, _ = StubStale(msgs, nil)
 		}
-		sizes = append(sizes, Chars(msgs)/3)
+		chars := 0
+		for _, m := range msgs {
+			chars += utf8.RuneCountInString(MessageText(m))
+		}
+		sizes = append(sizes, chars/3)
 		if i == len(shortContextSession) {
 			return sizes
 		}
 		s, id := shortContextSession[i], fmt.Sprintf("c%d", i+1)
-		for _, x := range []chat.Message{shortContextCall(id, s), resultMsg(id, strings.Repeat("r", s.resultChars))} {
-			if _, err := m.Add(x); err != nil {
-				t.Fatal(err)
-			}
-		}
+		add(t, m, shortContextCall(id, s), resultMsg(id, strings.Repeat("r", s.resultChars)))
 	}
 }
 

@@ -15,24 +15,6 @@ import (
 // seeds' inputs, and compare them with the seeds' own output, copied
 // verbatim into read-only files.
 
-// TestSeedBudget: seed 002 Example 1, the budget for three windows with a
-// 900-token system prompt, 1,400 tokens of tools, 600 of instructions and
-// a map of RepoMapTokens(window), counted from texts by a Counter.
-func TestSeedBudget(t *testing.T) {
-	text := func(tokens int) string { return strings.Repeat("abcd", tokens) } // 4 chars a token
-	var budgets []Budget
-	for _, w := range []int{8192, 16384, 32768} {
-		budgets = append(budgets, NewBudget(w, Estimate{}, Parts{
-			System: text(900), Tools: text(1400), Instructions: text(600), RepoMap: text(RepoMapTokens(w)),
-		}))
-	}
-	var sb strings.Builder
-	if err := WriteBudgets(&sb, budgets, 60+1200); err != nil {
-		t.Fatal(err)
-	}
-	golden.Seed(t, "seed002_example01.txt", sb.String())
-}
-
 // buildLog is the 43-line build log of seed 002 Example 3.
 func buildLog() string {
 	var sb strings.Builder
@@ -46,6 +28,8 @@ func buildLog() string {
 }
 
 // TestSeedTruncation: seed 002 Example 3, four policies on one build log.
+// The seed's "lines 2+2" is TruncateLines (the HeadTailLines policy)
+// given room for those four lines, 131 characters with their newlines.
 func TestSeedTruncation(t *testing.T) {
 	log := buildLog()
 	var sb strings.Builder
@@ -54,7 +38,7 @@ func TestSeedTruncation(t *testing.T) {
 		{"head", TruncateHead(log, 160)},
 		{"tail", TruncateTail(log, 160)},
 		{"head+tail", TruncateHeadTail(log, 160)},
-		{"lines 2+2", TruncateHeadTailLines(log, 2, 2)},
+		{"lines 2+2", TruncateLines(log, 131)},
 	}
 	for _, r := range results {
 		fmt.Fprintf(&sb, "== %s: %d chars, keeps error line: %t, keeps first line: %t\n",
@@ -79,7 +63,8 @@ func resultMsg(id, text string) chat.Message {
 func msg(role, text string) chat.Message { return chat.Message{Role: role, Content: text} }
 
 // TestSeedPairSafeTrim: seed 002 Example 4, keeping the last six messages
-// naively, at a user or assistant message, and at a user message only.
+// naively, and as a compaction cuts: at a user or assistant message, and
+// at a user message only.
 func TestSeedPairSafeTrim(t *testing.T) {
 	h := []chat.Message{msg("system", "You are loop."), msg("user", "Fix the test"),
 		callMsg("c1"), resultMsg("c1", "test source"),
@@ -98,8 +83,8 @@ func TestSeedPairSafeTrim(t *testing.T) {
 	}{
 		{"full", h},
 		{"naive", naive},
-		{"pi-style", KeepLast(h, 6, AtAssistant)},
-		{"user-only", KeepLast(h, 6, AtUser)},
+		{"pi-style", keepLast(t, h, 6, AtAssistant)},
+		{"user-only", keepLast(t, h, 6, AtUser)},
 	}
 	var sb strings.Builder
 	for _, r := range rows {
@@ -129,9 +114,7 @@ func TestSeedCompaction(t *testing.T) {
 		msg("user", "Now run the tests."),
 		namedCall("c3", "bash", `{"command":"mvn -q test"}`), resultMsg("c3", "BUILD SUCCESS")}
 	for _, x := range h {
-		if _, err := m.Add(x); err != nil {
-			t.Fatal(err)
-		}
+		add(t, m, x)
 	}
 	tokens := func(h []chat.Message) int { return Estimate{}.Count(Transcript(h, 100_000)) }
 	before := m.History()
@@ -146,8 +129,8 @@ func TestSeedCompaction(t *testing.T) {
 	fmt.Fprintf(&sb, "before: %d messages, ~%d tokens\n", len(before), tokens(before))
 	fmt.Fprintf(&sb, "after:  %d messages, ~%d tokens\n", len(after), tokens(after))
 	golden.Seed(t, "seed002_example05.txt", sb.String())
-	if got, want := m.Files(), (FileLists{Modified: []string{"src/OrderService.java"}}); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("Files() = %v, want %v", got, want)
+	if got, want := m.files, (FileLists{Modified: []string{"src/OrderService.java"}}); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("files %v, want %v", got, want)
 	}
 }
 
@@ -159,34 +142,6 @@ func TestSeedTriggers(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Seed(t, "seed002_example06.txt", sb.String())
-}
-
-// TestSeedPrefixReuse: seed 002 Example 12, the common prefix of two
-// consecutive ChatML prompts in three layouts.
-func TestSeedPrefixReuse(t *testing.T) {
-	sys := "You are loop, a coding agent. Tools: read, edit, bash."
-	user := msg("user", "Fix the failing test.")
-	call := msg("assistant", `<tool_call>{"name":"read","arguments":{"path":"Test.java"}}</tool_call>`)
-	result := msg("user", "<tool_response>class Test {}</tool_response>")
-	rows := []struct {
-		name          string
-		first, second []chat.Message
-	}{
-		{"stable", []chat.Message{msg("system", sys), user}, []chat.Message{msg("system", sys), user, call, result}},
-		{"time on top", []chat.Message{msg("system", "Time 10:41:07. "+sys), user},
-			[]chat.Message{msg("system", "Time 10:41:19. "+sys), user, call, result}},
-		{"edited history", []chat.Message{msg("system", sys), user},
-			[]chat.Message{msg("system", sys), msg("user", "Fix the failing test (retry 2)."), call, result}},
-	}
-	var sb strings.Builder
-	for _, r := range rows {
-		reuse, err := PrefixReuse(ChatML, r.first, r.second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&sb, "%-14s %s\n", r.name, reuse)
-	}
-	golden.Seed(t, "seed002_example12.txt", sb.String())
 }
 
 // TestSeedStrategies: seed 002 Example 13, the window strategies.
@@ -214,12 +169,12 @@ func TestSeedContextManager(t *testing.T) {
 	})
 	var sb strings.Builder
 	add := func(x chat.Message) {
-		a, err := m.Add(x)
+		before, after, err := addResult(m, x, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.Cut {
-			fmt.Fprintf(&sb, "truncated %s: %d -> %d chars\n", x.ToolCallID, a.Before, a.After)
+		if after != before {
+			fmt.Fprintf(&sb, "truncated %s: %d -> %d chars\n", x.ToolCallID, before, after)
 		}
 	}
 	for turn := 1; turn <= 6; turn++ {

@@ -44,20 +44,6 @@ func TruncateHeadTail(s string, max int) string {
 	return firstRunes(s, half) + "\n" + charMarker(n-2*half) + "\n" + lastRunes(s, half)
 }
 
-// TruncateHeadTailLines keeps the first head and the last tail lines.
-// A final newline ends the last line; it is not a line of its own.
-func TruncateHeadTailLines(s string, head, tail int) string {
-	lines, nl := splitLines(s)
-	if len(lines) <= head+tail {
-		return s
-	}
-	out := make([]string, 0, head+tail+1)
-	out = append(out, lines[:head]...)
-	out = append(out, lineMarker(len(lines)-head-tail))
-	out = append(out, lines[len(lines)-tail:]...)
-	return strings.Join(out, "\n") + nl
-}
-
 // TruncateLines keeps whole lines from both ends, first a line from the
 // head, then one from the tail, and so on, while the kept lines (with
 // their newlines) fit in max characters. A text whose first line alone is

@@ -20,8 +20,8 @@ func TestTruncate(t *testing.T) {
 		{"tail", func() string { return TruncateTail("abcdef", 2) }, "[4 chars cut]\nef"},
 		{"head+tail odd", func() string { return TruncateHeadTail("abcdefg", 3) }, "a\n[5 chars cut]\ng"},
 		{"head+tail runes", func() string { return TruncateHeadTail("ééééé", 2) }, "é\n[3 chars cut]\né"},
-		{"lines 1+1", func() string { return TruncateHeadTailLines("a\nb\nc\nd\n", 1, 1) }, "a\n[2 lines cut]\nd\n"},
-		{"lines fit", func() string { return TruncateHeadTailLines("a\nb\n", 1, 1) }, "a\nb\n"},
+		{"lines 1+1", func() string { return TruncateLines("a\nb\nc\nd\n", 4) }, "a\n[2 lines cut]\nd\n"},
+		{"lines fit", func() string { return TruncateLines("a\nb\n", 4) }, "a\nb\n"},
 		{"lines budget", func() string { return TruncateLines("one\ntwo\nthree\nfour\nfive", 10) }, "one\n[3 lines cut]\nfive"},
 		{"lines long first", func() string { return TruncateLines("0123456789abcdef\nx", 6) }, "012\n[12 chars cut]\nf\nx"},
 	}

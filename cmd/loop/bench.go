@@ -33,7 +33,6 @@ type benchFlags struct {
 	roofline   bool
 	draftMax   int
 	grammar    bool
-	swap       int
 }
 
 // benchResult is one llama-bench row: a test and its speed over repetitions.
@@ -77,7 +76,6 @@ type benchReport struct {
 	Reuse   []reuseTurn   `json:"cache_reuse,omitempty"`
 	Vs      []vsRow       `json:"vs_llama_bench,omitempty"`
 	Roof    *roofline     `json:"roofline,omitempty"`
-	Swap    []swapRow     `json:"swap,omitempty"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -101,7 +99,6 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.roofline, "roofline", false, "measure memory bandwidth (a copy) and F32 matmul GFLOP/s (ggml's kernels), and show tg and pp as shares of those bounds")
 	fs.StringVar(&f.vs, "vs", "", "also run llama.cpp's llama-bench at this path on the same model and settings, interleaved with ours, and print the ratios")
 	fs.IntVar(&f.draftMax, "draft-max", 0, "also time n-gen tokens of a file edit (greedy), of prose (sampled) and of the agent's edit call after a read (greedy, with a chat template), plain and drafting up to this many tokens by prompt lookup (0: skip)")
-	fs.IntVar(&f.swap, "swap", 0, "also time a conversation of this many tokens coming back after another took its slot: recomputed, and restored from the Pool's host-RAM cache (0: skip)")
 	fs.BoolVar(&f.grammar, "grammar", false, "also time n-gen greedy tokens under the agent's call grammar: none, lazy, required, each exact and rejection-first, and required grammar-first")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -167,11 +164,6 @@ func bench(ctx context.Context, m *llama.Model, f benchFlags) (*benchReport, err
 	}
 	if f.grammar && f.nGen > 0 {
 		if err := benchGrammar(ctx, m, f, base, rep); err != nil {
-			return nil, err
-		}
-	}
-	if f.swap > 0 {
-		if rep.Swap, err = benchSwap(ctx, m, f, f.swap); err != nil {
 			return nil, err
 		}
 	}
@@ -333,7 +325,6 @@ func printBench(w io.Writer, rep *benchReport) {
 	}
 	printDraft(w, rep)
 	printGrammar(w, rep)
-	printSwap(w, rep.Swap)
 	p := rep.Perf
 	if p.PromptMs > 0 || p.EvalMs > 0 {
 		fmt.Fprintf(w, "\nllama.cpp's own counters (llama_perf_context) over the timed runs: prompt %d tokens in %.2f ms (%.2f t/s), eval %d tokens in %.2f ms (%.2f t/s)\n",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -129,8 +128,8 @@ func readEvalResults(flags []string, results map[string][2]int) error {
 		if err != nil {
 			return err
 		}
-		var r eval.Report
-		if err := json.Unmarshal(data, &r); err != nil {
+		r, err := eval.ReadReport(data)
+		if err != nil {
 			return fmt.Errorf("%s: not a loop eval --json report: %w", report, err)
 		}
 		best := -1

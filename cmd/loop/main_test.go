@@ -241,25 +241,6 @@ func TestDraftCommand(t *testing.T) {
 	}
 }
 
-// TestBenchSwap: with the Pool's RAM cache, a conversation that another
-// pushed out of the only slot comes back without recomputing; without it,
-// every token is computed again.
-func TestBenchSwap(t *testing.T) {
-	model := testmodels.Path(t, testmodels.TinyQwen15F32)
-	code, out, errOut := runLoop(t, "bench", "-m", model, "-p", "0", "-n", "0", "-r", "1", "-t", "1", "--no-reuse", "--swap", "300", "--json")
-	var rep benchReport
-	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Swap) != 2 {
-		t.Fatalf("loop bench --swap 300 = %d: %s %s", code, out, errOut)
-	}
-	re, ram := rep.Swap[0], rep.Swap[1]
-	if re.Mode != "recompute" || re.CacheN != 0 || re.PromptN != re.Prompt {
-		t.Errorf("recompute row %+v: want every token computed", re)
-	}
-	if ram.Mode != "ram-cache" || ram.CacheN < 290 || ram.PromptN > re.Prompt-290 || ram.CachedBytes == 0 {
-		t.Errorf("ram-cache row %+v: want about 300 tokens restored", ram)
-	}
-}
-
 // TestBenchGrammar: loop bench --grammar times the agent's call grammar
 // six ways; the required grammar constrains the random model (each run
 // writes tokens), and rejection-first counts its rejections.

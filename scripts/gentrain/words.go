@@ -47,9 +47,6 @@ func intsFrom(lo, hi int) []int {
 	return out
 }
 
-// upperFirst returns s with its first letter upper-case.
-func upperFirst(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
-
 // goList is a []int literal's elements: "3, 4, 5".
 func goList(xs []int) string {
 	parts := make([]string, len(xs))
