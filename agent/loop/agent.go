@@ -15,17 +15,18 @@ import (
 // Agent runs tasks with one model on one workspace, keeping the
 // conversation between Runs. It is not safe for concurrent use.
 type Agent struct {
-	cfg      config
-	tools    []chat.Tool
-	gate     *gate.Gate
-	guards   guards
-	sink     transcript.Sink
-	window   *window.Manager // holds the conversation; manages it unless Settings.NoContext
-	read     []string        // the files read_file has shown, for agent/paths
-	warnings []string        // what New left out of the system prompt, and why
-	setup    Setup           // what New assembled
-	ids      map[string]bool // the call ids of the conversation
-	broken   error           // the conversation refused a message
+	cfg        config
+	tools      []chat.Tool
+	gate       *gate.Gate
+	guards     guards
+	sink       transcript.Sink
+	window     *window.Manager // holds the conversation; manages it unless Settings.NoContext
+	read       []string        // the files read_file has shown, for agent/paths
+	warnings   []string        // what New left out of the system prompt, and why
+	setup      Setup           // what New assembled
+	ids        map[string]bool // the call ids of the conversation
+	broken     error           // the conversation refused a message
+	lastPrompt string          // the last request's rendered prompt
 
 	// Built once: the tools do not change during a run.
 	validator    *chat.Validator
@@ -80,7 +81,8 @@ func (a *Agent) Run(ctx context.Context, task string) Outcome {
 	}
 	a.gate.Task(task)
 	a.add(chat.Message{Role: "user", Content: task})
-	a.emit(transcript.Event{Kind: transcript.KindTask, Task: task, Workspace: a.cfg.ws.Root(), Detail: a.gate.Check})
+	setup, _ := json.Marshal(a.setup)
+	a.emit(transcript.Event{Kind: transcript.KindTask, Task: task, Workspace: a.cfg.ws.Root(), Detail: a.gate.Check, Settings: setup})
 	out := a.steps(ctx)
 	out.Wall = time.Since(start)
 	a.emit(transcript.Event{Kind: transcript.KindOutcome, Outcome: string(out.Kind), Reason: out.Reason, Detail: out.String()})

@@ -59,7 +59,13 @@ func New(m model.Model, s Settings) (*Agent, error) {
 		return nil, err
 	}
 	a.warnings = sys.warnings
-	a.setup = Setup{Window: size, Tools: c.tools.Names(), Instructions: sys.files, RepoMap: sys.repoMap, Context: c.context != nil}
+	var counter window.Counter = window.Estimate{}
+	if mc, ok := m.(model.Counter); ok {
+		counter = tokens{mc}
+	}
+	sys.parts.Tools = string(c.tools.Definitions())
+	a.setup = Setup{Window: size, Tools: c.tools.Names(), Instructions: sys.files, RepoMap: sys.repoMap, Context: c.context != nil,
+		Budget: window.NewBudget(size, counter, sys.parts)}
 	if c.context != nil {
 		a.setup.CompactAt = window.ScaledTrigger(c.context.Window)
 	}
@@ -128,6 +134,7 @@ func systemPrompt(s Settings, plan window.Strategy, root string) (string, system
 	if s.System == "" {
 		b.WriteString(DefaultSystem)
 	}
+	sys.parts.System = b.String()
 	if !s.NoInstructions {
 		from := s.InstructionsRoot
 		if from == "" {
@@ -139,8 +146,8 @@ func systemPrompt(s Settings, plan window.Strategy, root string) (string, system
 		}
 		sys.files = len(files)
 		if len(files) > 0 {
-			b.WriteString("\n\n# Instructions of this repository\n\n")
-			b.WriteString(strings.TrimSpace(instructions.Render(files)))
+			sys.parts.Instructions = "\n\n# Instructions of this repository\n\n" + strings.TrimSpace(instructions.Render(files))
+			b.WriteString(sys.parts.Instructions)
 		}
 	}
 	if !s.NoRepoMap && plan.RepoMap > 0 {
@@ -149,8 +156,8 @@ func systemPrompt(s Settings, plan window.Strategy, root string) (string, system
 			sys.warnings = append(sys.warnings, fmt.Sprintf("repository map: %v", err))
 		} else if m.Text != "" {
 			sys.repoMap = true
-			b.WriteString("\n\n# Repository map\n\n")
-			b.WriteString(strings.TrimSpace(m.Text))
+			sys.parts.RepoMap = "\n\n# Repository map\n\n" + strings.TrimSpace(m.Text)
+			b.WriteString(sys.parts.RepoMap)
 		}
 	}
 	return b.String(), sys
@@ -158,9 +165,10 @@ func systemPrompt(s Settings, plan window.Strategy, root string) (string, system
 
 // system is what went into the system prompt besides its text.
 type system struct {
-	files    int      // instruction files loaded
-	repoMap  bool     // the repository map is in
-	warnings []string // parts left out, and why
+	parts    window.Parts // the fixed parts as text, for the budget
+	files    int          // instruction files loaded
+	repoMap  bool         // the repository map is in
+	warnings []string     // parts left out, and why
 }
 
 // Setup is what New assembled around the model, for reports: `loop eval`
@@ -178,6 +186,11 @@ type Setup struct {
 	// the prompt size in tokens above which it compacts.
 	Context   bool `json:"context_management"`
 	CompactAt int  `json:"compact_at,omitempty"`
+	// Budget splits the window: the fixed parts paid on every request
+	// (system prompt, tools, instruction files, repository map), counted
+	// with the model's tokenizer when it counts (else estimated), the
+	// reply's reserve, and what is left for the conversation.
+	Budget window.Budget `json:"budget"`
 }
 
 // String is the setup in one line.
@@ -190,7 +203,9 @@ func (s Setup) String() string {
 	if s.RepoMap {
 		repoMap = "a repository map"
 	}
-	return fmt.Sprintf("window %d tokens, %s, %d instruction files, %s, tools %s", s.Window, ctx, s.Instructions, repoMap, strings.Join(s.Tools, " "))
+	b := s.Budget
+	return fmt.Sprintf("window %d tokens: %d fixed (system %d, tools %d, instructions %d, map %d), %d reserved, %d for the conversation (%.1f%%); %s, %d instruction files, %s, tools %s",
+		s.Window, b.Fixed(), b.System, b.Tools, b.Instructions, b.RepoMap, b.Reserve, b.History(), b.HistoryShare(), ctx, s.Instructions, repoMap, strings.Join(s.Tools, " "))
 }
 
 // contextFor is the context manager's configuration: none with

@@ -12,6 +12,7 @@ import (
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/transcript"
+	"github.com/loopagent/loop/agent/window"
 	"github.com/loopagent/loop/grammar"
 )
 
@@ -76,7 +77,8 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 	a.count(resp.Usage)
 	usage, _ := json.Marshal(resp.Usage)
 	a.emit(transcript.Event{Kind: transcript.KindReply, Text: resp.Text, FinishReason: resp.FinishReason,
-		Calls: resp.Message.ToolCalls, Problems: resp.Parsed.Problems, Violations: resp.Violations, Usage: usage})
+		Calls: resp.Message.ToolCalls, Problems: resp.Parsed.Problems, Violations: resp.Violations, Usage: usage,
+		Detail: a.reuse(resp.Prompt)})
 	return resp, err
 }
 
@@ -133,4 +135,18 @@ func digest(req model.Request) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// reuse compares a rendered prompt with the last one: the engine reuses
+// its cache up to the first character that differs, so a prompt that
+// does not extend the last one (a compaction, a pruned attempt, a
+// template that rewrites the past) shows here. It is "" for a model that
+// does not report its prompt.
+func (a *Agent) reuse(prompt string) string {
+	last := a.lastPrompt
+	a.lastPrompt = prompt
+	if prompt == "" || last == "" {
+		return ""
+	}
+	return "prompt " + window.CommonPrefix(last, prompt).String()
 }

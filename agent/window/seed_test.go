@@ -15,6 +15,24 @@ import (
 // seeds' inputs, and compare them with the seeds' own output, copied
 // verbatim into read-only files.
 
+// TestSeedBudget: seed 002 Example 1, the budget for three windows with a
+// 900-token system prompt, 1,400 tokens of tools, 600 of instructions and
+// a map of RepoMapTokens(window), counted from texts by a Counter.
+func TestSeedBudget(t *testing.T) {
+	text := func(tokens int) string { return strings.Repeat("abcd", tokens) } // 4 chars a token
+	var budgets []Budget
+	for _, w := range []int{8192, 16384, 32768} {
+		budgets = append(budgets, NewBudget(w, Estimate{}, Parts{
+			System: text(900), Tools: text(1400), Instructions: text(600), RepoMap: text(RepoMapTokens(w)),
+		}))
+	}
+	var sb strings.Builder
+	if err := WriteBudgets(&sb, budgets, 60+1200); err != nil {
+		t.Fatal(err)
+	}
+	golden.Seed(t, "seed002_example01.txt", sb.String())
+}
+
 // buildLog is the 43-line build log of seed 002 Example 3.
 func buildLog() string {
 	var sb strings.Builder
@@ -194,4 +212,40 @@ func TestSeedContextManager(t *testing.T) {
 		fmt.Fprintf(&sb, "turn %d: sent %d messages, ~%d tokens\n", turn, len(req.Messages), req.Tokens)
 	}
 	golden.Seed(t, "seed002_example14.txt", sb.String())
+}
+
+// TestSeedPrefixReuse: seed 002 Example 12, the common prefix of two
+// consecutive ChatML prompts in three layouts.
+func TestSeedPrefixReuse(t *testing.T) {
+	sys := "You are loop, a coding agent. Tools: read, edit, bash."
+	user := msg("user", "Fix the failing test.")
+	call := msg("assistant", `<tool_call>{"name":"read","arguments":{"path":"Test.java"}}</tool_call>`)
+	result := msg("user", "<tool_response>class Test {}</tool_response>")
+	rows := []struct {
+		name          string
+		first, second []chat.Message
+	}{
+		{"stable", []chat.Message{msg("system", sys), user}, []chat.Message{msg("system", sys), user, call, result}},
+		{"time on top", []chat.Message{msg("system", "Time 10:41:07. "+sys), user},
+			[]chat.Message{msg("system", "Time 10:41:19. "+sys), user, call, result}},
+		{"edited history", []chat.Message{msg("system", sys), user},
+			[]chat.Message{msg("system", sys), msg("user", "Fix the failing test (retry 2)."), call, result}},
+	}
+	var sb strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&sb, "%-14s %s\n", r.name, CommonPrefix(chatML(r.first), chatML(r.second)))
+	}
+	golden.Seed(t, "seed002_example12.txt", sb.String())
+}
+
+// chatML renders messages as the seed does: ChatML, the format of the
+// Qwen 2.5 template, each message as <|im_start|>role, its text and
+// <|im_end|>, then the assistant's header.
+func chatML(msgs []chat.Message) string {
+	var sb strings.Builder
+	for _, m := range msgs {
+		sb.WriteString("<|im_start|>" + m.Role + "\n" + m.Text() + "<|im_end|>\n")
+	}
+	sb.WriteString("<|im_start|>assistant\n")
+	return sb.String()
 }
