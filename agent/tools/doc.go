@@ -26,9 +26,20 @@
 // on. Run returns a Go error only when the harness itself fails (bash
 // cannot start, the Ask callback fails). Errors are *Error values with an
 // Op, a Path and a cause; ErrOutside and ErrBrokenLink are the path
-// refusals. Result.ExitCode is a shell command's exit status, -1 when it
-// did not run to its end; Result.Changed lists the files a call wrote, so
-// a verification gate can see that an edit happened.
+// refusals.
+//
+// Effects. A Result also says what the call did, so that the caller never
+// decodes a tool's arguments or names a tool to learn it: Read lists the
+// file a read showed, Changed the files a call wrote (so a verification
+// gate sees an edit), Command is a shell call's command line, Ran says
+// that the command started, and ExitCode is its exit status, -1 when it
+// did not run to its end. Paths are relative to the root with forward
+// slashes.
+//
+// Arguments. Every integer argument has a "minimum" and a "maximum" in
+// its schema, which the call grammar and the validator enforce; the tool
+// checks them again and refuses a value outside them with a message
+// naming the argument and the range (a 0 is an argument left out).
 //
 // Cancellation. Every Run takes ctx first. When ctx is done, a walk stops
 // and a running command's whole process group is killed; the result says

@@ -29,7 +29,7 @@ type EditFileParams struct {
 const editFileSchema = `{"type": "object", "properties": {
 	"path": {"type": "string", "minLength": 1, "description": "File path relative to the workspace root, like src/main.go"},
 	"old_string": {"type": "string", "minLength": 1, "description": "Exact text to replace, copied without line numbers"},
-	"new_string": {"type": "string", "minLength": 1, "description": "Replacement text"}
+	"new_string": {"type": "string", "minLength": 0, "description": "Replacement text; empty deletes old_string"}
 }, "required": ["path", "old_string", "new_string"]}`
 
 // maxQuoted is how many lines a failed edit quotes per place.
@@ -50,8 +50,11 @@ const editMaxBytes = 4 << 20
 //
 // Two slips of small models are forgiven: old_string with read_file's
 // "N| " line numbers (when every line has one, they are removed from both
-// strings), and \n line ends against a file written with \r\n. Schema
-// aside, an empty new_string deletes old_string.
+// strings), and \n line ends against a file written with \r\n. An empty
+// new_string deletes old_string (the schema says "minLength": 0 so that
+// the call grammar allows it). A successful edit names its file in
+// Result.Changed; an edit that would leave the file as it was is refused,
+// so Changed never names a file that did not change.
 //
 // Only a regular file of at most 4 MiB is edited. The edited file replaces
 // the old one by a rename (confined.WriteFile), keeping its mode: a hard
@@ -72,7 +75,7 @@ func (EditFile) FileTextArg() (text, file string) { return "old_string", "path" 
 
 func (EditFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error) {
 	var p EditFileParams
-	if r, ok := decodeArgs(EditFileName, args, &p); !ok {
+	if r, ok := decodeArgs(EditFileName, editFileSchema, args, &p); !ok {
 		return r, nil
 	}
 	if p.OldString == "" {
@@ -86,6 +89,9 @@ func (EditFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (R
 		return r, nil
 	}
 	old, repl := matchForm(content, p.OldString, p.NewString)
+	if old == repl { // "1| x" for "x": the same once the numbers are gone
+		return errorResult("%s: old_string and new_string are the same without read_file's line numbers; there is nothing to change", EditFileName), nil
+	}
 	switch n := strings.Count(content, old); n {
 	case 0:
 		return notFound(rel, content, p.OldString), nil

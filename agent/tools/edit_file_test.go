@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // orderGo is the fake workspace's bug of seed 000 Example 13, in Go:
@@ -108,6 +109,12 @@ func TestEditFile(t *testing.T) {
 			want:  Result{IsError: true, Content: "edit_file: old_string and new_string are the same; there is nothing to change"},
 		},
 		{
+			name:  "same once the line numbers are gone",
+			files: map[string]string{"a.txt": "one\ntwo\n"},
+			args:  `{"path": "a.txt", "old_string": "2| two", "new_string": "two"}`,
+			want:  Result{IsError: true, Content: "edit_file: old_string and new_string are the same without read_file's line numbers; there is nothing to change"},
+		},
+		{
 			name:  "empty old_string",
 			files: map[string]string{"a.txt": "a"},
 			args:  `{"path": "a.txt", "old_string": "", "new_string": "b"}`,
@@ -131,6 +138,30 @@ func TestEditFile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEditFileDeletesLine: an empty new_string is a normal edit, which
+// the schema (and so the call grammar and the validator) allows: the line
+// goes, and the result names the file changed. old_string still may not be
+// empty.
+func TestEditFileDeletesLine(t *testing.T) {
+	args := `{"path": "a.txt", "old_string": "two\n", "new_string": ""}`
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compileSchema(t, EditFile{}).Validate(inst); err != nil {
+		t.Errorf("edit_file's schema refuses a deletion %s: %v", args, err)
+	}
+	ws := newWorkspace(t, map[string]string{"a.txt": "one\ntwo\nthree\n"}, Config{})
+	got := call(t, EditFile{}, ws, args)
+	want := Result{Content: "Edited a.txt: removed text at line 2. Lines 1-2 now read:\n1| one\n2| three", Changed: []string{"a.txt"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("edit_file(%s) mismatch (-want +got):\n%s", args, diff)
+	}
+	if body := readBack(t, ws, "a.txt"); body != "one\nthree\n" {
+		t.Errorf("a.txt after deleting a line = %q, want %q", body, "one\nthree\n")
 	}
 }
 

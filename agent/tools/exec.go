@@ -64,13 +64,13 @@ func runCommand(ctx context.Context, ws *Workspace, command string, timeout time
 	return commandResult(ws, out, code, stopped), nil
 }
 
-// commandResult is what the model reads about a finished command.
+// commandResult is what the model reads about a command that ran.
 func commandResult(ws *Workspace, out *capture, code int, stopped string) Result {
 	header := fmt.Sprintf("exit code %d", code)
-	r := Result{ExitCode: code}
+	r := Result{ExitCode: code, Ran: true}
 	if stopped != "" {
 		header = stopped + "; the command and its child processes were killed"
-		r = Result{IsError: true, ExitCode: -1}
+		r = Result{IsError: true, ExitCode: -1, Ran: true}
 	}
 	text := out.Text(ws.cfg.HeadLines, ws.cfg.TailLines, max(ws.cfg.ResultChars-len(header)-1, 64))
 	if out.total == 0 {

@@ -3,13 +3,17 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
 // fuzzTool runs tool on arbitrary arguments in a small workspace: it must
-// not panic, not fail as a harness, and always say something.
+// not panic, not fail as a harness, always say something, and report
+// effects that agree with each other (checkEffects).
 func fuzzTool(f *testing.F, tool Tool, cfg Config, seeds ...string) {
 	for _, s := range seeds {
 		f.Add(s)
@@ -28,7 +32,33 @@ func fuzzTool(f *testing.F, tool Tool, cfg Config, seeds ...string) {
 		if r.Content == "" {
 			t.Fatalf("%s.Run(%q): empty result", tool.Name(), args)
 		}
+		if msg := checkEffects(tool.Name(), r); msg != "" {
+			t.Fatalf("%s.Run(%q) = %+v: %s", tool.Name(), args, r, msg)
+		}
 	})
+}
+
+// checkEffects says what is wrong with a result's effects, or "": files
+// are named only by a call that succeeded, relative to the root with
+// forward slashes; only a shell call names a command or runs one; a
+// command that did not run has exit code -1.
+func checkEffects(tool string, r Result) string {
+	for _, f := range slices.Concat(r.Read, r.Changed) {
+		if r.IsError || f == "" || path.IsAbs(f) || strings.Contains(f, `\`) || f != path.Clean(f) || f == ".." || strings.HasPrefix(f, "../") {
+			return fmt.Sprintf("file %q named", f)
+		}
+	}
+	switch {
+	case tool != ShellName && (r.Command != "" || r.Ran || r.ExitCode != 0):
+		return "a command reported by a tool that runs none"
+	case r.Ran && r.Command == "":
+		return "ran without a command"
+	case !r.Ran && tool == ShellName && r.ExitCode != -1:
+		return "exit code of a command that did not run"
+	case r.Ran && !r.IsError && r.ExitCode < 0:
+		return "a negative exit code of a command that ended"
+	}
+	return ""
 }
 
 func FuzzReadFileArgs(f *testing.F) {
@@ -48,7 +78,8 @@ func FuzzWriteFileArgs(f *testing.F) {
 // runs only the safe read-only commands, sandboxed and within a second.
 func FuzzShellArgs(f *testing.F) {
 	fuzzTool(f, Shell{}, Config{Policy: Policy{Allow: []string{}}, ShellTimeout: time.Second, MaxShellTimeout: time.Second}, `{"command": "go test ./..."}`,
-		`{"command": "sudo rm -rf /", "timeout": 5}`, `{"command": "a | b && c $(d) > e"}`, `{"timeout": 1.5}`)
+		`{"command": "sudo rm -rf /", "timeout": 5}`, `{"command": "a | b && c $(d) > e"}`, `{"timeout": 1.5}`,
+		`{"command": "ls", "timeout": 2183000000000000}`, `{"command": "ls", "timeout": 1}`)
 }
 
 func FuzzGrepArgs(f *testing.F) {

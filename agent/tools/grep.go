@@ -61,7 +61,7 @@ func (Grep) ReadOnly() bool          { return true }
 
 func (Grep) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error) {
 	var p GrepParams
-	if r, ok := decodeArgs(GrepName, args, &p); !ok {
+	if r, ok := decodeArgs(GrepName, grepSchema, args, &p); !ok {
 		return r, nil
 	}
 	if p.Pattern == "" {

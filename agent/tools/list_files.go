@@ -52,7 +52,7 @@ func (ListFiles) ReadOnly() bool          { return true }
 
 func (ListFiles) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error) {
 	var p ListFilesParams
-	if r, ok := decodeArgs(ListFilesName, args, &p); !ok {
+	if r, ok := decodeArgs(ListFilesName, listFilesSchema, args, &p); !ok {
 		return r, nil
 	}
 	root, err := ws.openRoot()

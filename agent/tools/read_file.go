@@ -17,17 +17,24 @@ const ReadFileName = "read_file"
 //go:embed read_file.md
 var readFileDescription string
 
-// ReadFileParams are read_file's arguments.
+// ReadFileParams are read_file's arguments, within the schema's bounds
+// (checked before the file is opened). 0, the value of an argument left
+// out, means the default: offset 1, limit the workspace's ReadLines.
 type ReadFileParams struct {
 	Path   string `json:"path"`
 	Offset int    `json:"offset"`
 	Limit  int    `json:"limit"`
 }
 
+// The bounds of offset and limit: no file read_file reads has more than
+// 100,000,000 lines (it reads 64 MiB, at most 67,108,864 lines), so an
+// offset past the bound is past any file, while one past the 64 MiB
+// still gets its message; and 10,000 lines are more than the longest
+// result (twice ResultChars) ever shows.
 const readFileSchema = `{"type": "object", "properties": {
 	"path": {"type": "string", "minLength": 1, "description": "File path relative to the workspace root, like src/main.go"},
-	"offset": {"type": "integer", "description": "First line to return, counting from 1 (default 1)"},
-	"limit": {"type": "integer", "description": "Number of lines to return (default fits the context window)"}
+	"offset": {"type": "integer", "minimum": 1, "maximum": 100000000, "description": "First line to return, counting from 1 (default 1)"},
+	"limit": {"type": "integer", "minimum": 1, "maximum": 10000, "description": "Number of lines to return (default fits the context window)"}
 }, "required": ["path"]}`
 
 // maxLineChars is the longest line read_file shows; a longer line is cut
@@ -44,13 +51,14 @@ const readMaxBytes = 64 << 20
 // (the number, a bar and a space, the style of seed 000 Example 8), so
 // the model can cite a line without quoting it; the numbers are not part
 // of the file. offset counts from 1 (0 reads as 1), and limit defaults to
-// the workspace's ReadLines. The lines shown stop at twice the
+// the workspace's ReadLines; either out of the schema's bounds is refused
+// before the file is opened. The lines shown stop at twice the
 // workspace's ResultChars; a line over 500 bytes is cut, and only its
 // first bytes are ever held. When lines remain, a last line "[lines A-B
 // of N; read on with offset B+1]" says so. A binary file (a NUL byte in
 // its first 8 KiB) is refused, and so is anything but a regular file (a
 // FIFO, socket or device is never read). Reading stops after the first 64
-// MiB of a file.
+// MiB of a file. A successful read names its file in Result.Read.
 type ReadFile struct{}
 
 func (ReadFile) Name() string            { return ReadFileName }
@@ -63,11 +71,8 @@ func (ReadFile) ExistingFileArgs() []string { return []string{"path"} }
 
 func (t ReadFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error) {
 	var p ReadFileParams
-	if r, ok := decodeArgs(ReadFileName, args, &p); !ok {
+	if r, ok := decodeArgs(ReadFileName, readFileSchema, args, &p); !ok {
 		return r, nil
-	}
-	if p.Offset < 0 || p.Limit < 0 {
-		return errorResult("%s: offset and limit must not be negative; offset counts lines from 1", ReadFileName), nil
 	}
 	f, _, rel, r, ok := ws.openRead(ReadFileName, p.Path)
 	if !ok {
@@ -79,7 +84,11 @@ func (t ReadFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) 
 	if limit == 0 {
 		limit = ws.cfg.ReadLines
 	}
-	return readLines(ctx, f, rel, offset, limit, 2*ws.cfg.ResultChars)
+	r, err := readLines(ctx, f, rel, offset, limit, 2*ws.cfg.ResultChars)
+	if err == nil && !r.IsError {
+		r.Read = []string{rel}
+	}
+	return r, err
 }
 
 // readLines numbers lines [offset, offset+limit) of r within budget bytes

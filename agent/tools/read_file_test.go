@@ -38,27 +38,38 @@ func TestReadFile(t *testing.T) {
 		args string
 		want Result
 	}{
-		{name: "whole file", args: `{"path": "a.txt"}`, want: Result{Content: numbered(1, 3)}},
-		{name: "crlf", args: `{"path": "crlf.txt"}`, want: Result{Content: numbered(1, 2)}},
-		{name: "no final newline", args: `{"path": "nofinal.txt"}`, want: Result{Content: numbered(1, 2)}},
-		{name: "offset", args: `{"path": "a.txt", "offset": 2}`, want: Result{Content: numbered(2, 3)}},
+		{name: "whole file", args: `{"path": "a.txt"}`, want: Result{Content: numbered(1, 3), Read: []string{"a.txt"}}},
+		{name: "crlf", args: `{"path": "crlf.txt"}`, want: Result{Content: numbered(1, 2), Read: []string{"crlf.txt"}}},
+		{name: "no final newline", args: `{"path": "nofinal.txt"}`, want: Result{Content: numbered(1, 2), Read: []string{"nofinal.txt"}}},
+		{name: "offset", args: `{"path": "a.txt", "offset": 2}`, want: Result{Content: numbered(2, 3), Read: []string{"a.txt"}}},
 		{name: "offset zero reads from 1", args: `{"path": "a.txt", "offset": 0, "limit": 1}`,
-			want: Result{Content: numbered(1, 1) + "\n[lines 1-1 of 3; read on with offset 2]"}},
+			want: Result{Content: numbered(1, 1) + "\n[lines 1-1 of 3; read on with offset 2]", Read: []string{"a.txt"}}},
 		{name: "default limit from config", args: `{"path": "long.txt"}`,
-			want: Result{Content: numbered(1, 10) + "\n[lines 1-10 of 100; read on with offset 11]"}},
+			want: Result{Content: numbered(1, 10) + "\n[lines 1-10 of 100; read on with offset 11]", Read: []string{"long.txt"}}},
 		{name: "offset and limit", args: `{"path": "long.txt", "offset": 95, "limit": 3}`,
-			want: Result{Content: numbered(95, 97) + "\n[lines 95-97 of 100; read on with offset 98]"}},
-		{name: "limit past the end", args: `{"path": "long.txt", "offset": 99, "limit": 50}`, want: Result{Content: numbered(99, 100)}},
-		{name: "empty", args: `{"path": "empty.txt"}`, want: Result{Content: "(empty.txt is empty)"}},
-		{name: "wide line", args: `{"path": "wide.txt"}`, want: Result{Content: "1| " + strings.Repeat("w", 500) + " [100 chars cut]"}},
+			want: Result{Content: numbered(95, 97) + "\n[lines 95-97 of 100; read on with offset 98]", Read: []string{"long.txt"}}},
+		{name: "limit past the end", args: `{"path": "long.txt", "offset": 99, "limit": 50}`, want: Result{Content: numbered(99, 100), Read: []string{"long.txt"}}},
+		{name: "largest offset and limit", args: `{"path": "a.txt", "offset": 100000000, "limit": 10000}`,
+			want: Result{Content: "read_file: offset 100000000 is past the end of a.txt, which has 3 lines", IsError: true}},
+		{name: "empty", args: `{"path": "empty.txt"}`, want: Result{Content: "(empty.txt is empty)", Read: []string{"empty.txt"}}},
+		{name: "wide line", args: `{"path": "wide.txt"}`, want: Result{Content: "1| " + strings.Repeat("w", 500) + " [100 chars cut]", Read: []string{"wide.txt"}}},
+		{name: "path named the long way", args: `{"path": "./dir/../dir/x.txt"}`, want: Result{Content: "1| x", Read: []string{"dir/x.txt"}}},
 		{name: "offset past the end", args: `{"path": "a.txt", "offset": 9}`,
 			want: Result{Content: "read_file: offset 9 is past the end of a.txt, which has 3 lines", IsError: true}},
 		{name: "missing", args: `{"path": "nope.txt"}`,
 			want: Result{Content: "read_file: nope.txt: no such file; list_files or grep can find the right path", IsError: true}},
 		{name: "directory", args: `{"path": "dir"}`, want: Result{Content: "read_file: dir is a directory; list_files lists it", IsError: true}},
 		{name: "binary", args: `{"path": "bin.dat"}`, want: Result{Content: "read_file: bin.dat is a binary file", IsError: true}},
-		{name: "negative", args: `{"path": "a.txt", "limit": -1}`,
-			want: Result{Content: "read_file: offset and limit must not be negative; offset counts lines from 1", IsError: true}},
+		{name: "negative limit", args: `{"path": "a.txt", "limit": -1}`,
+			want: Result{Content: `read_file: argument "limit" must be an integer from 1 to 10000, not -1; leave it out for the default`, IsError: true}},
+		{name: "limit past the range", args: `{"path": "a.txt", "limit": 10001}`,
+			want: Result{Content: `read_file: argument "limit" must be an integer from 1 to 10000, not 10001; leave it out for the default`, IsError: true}},
+		{name: "offset past the range", args: `{"path": "a.txt", "offset": 9223372036854775807}`,
+			want: Result{Content: `read_file: argument "offset" must be an integer from 1 to 100000000, not 9223372036854775807; leave it out for the default`, IsError: true}},
+		{name: "offset past the range, file missing", args: `{"path": "nope.txt", "offset": -5}`,
+			want: Result{Content: `read_file: argument "offset" must be an integer from 1 to 100000000, not -5; leave it out for the default`, IsError: true}},
+		{name: "fractional offset", args: `{"path": "a.txt", "offset": 1.5}`,
+			want: Result{Content: `read_file: argument "offset" must be an integer from 1 to 100000000, not 1.5; leave it out for the default`, IsError: true}},
 		{name: "string offset", args: `{"path": "a.txt", "offset": "2"}`,
 			want: Result{Content: `read_file: argument "offset" must be an integer, not a JSON string`, IsError: true}},
 		{name: "unknown argument", args: `{"file_path": "a.txt"}`,
@@ -74,6 +85,22 @@ func TestReadFile(t *testing.T) {
 				t.Errorf("read_file(%s) mismatch (-want +got):\n%s", tt.args, diff)
 			}
 		})
+	}
+}
+
+// TestReadFileNamesWhatItRead: Result.Read names the file shown relative
+// to the root, however the path was written: absolute, or through a
+// symlink (the link's target, as edit_file and write_file name it).
+func TestReadFileNamesWhatItRead(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"real/target.txt": "x\n"}, Config{})
+	if err := os.Symlink("real/target.txt", filepath.Join(ws.Root(), "alias.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"alias.txt", filepath.Join(ws.Root(), "real", "target.txt"), "real//target.txt"} {
+		r := call(t, ReadFile{}, ws, fmt.Sprintf(`{"path": %q}`, path))
+		if want := []string{"real/target.txt"}; r.IsError || !cmp.Equal(r.Read, want) {
+			t.Errorf("read_file(%q) = %+v, want Read %q", path, r, want)
+		}
 	}
 }
 
@@ -97,7 +124,7 @@ func TestReadFileLongLine(t *testing.T) {
 	const size = 20 << 20
 	ws := newWorkspace(t, map[string]string{"min.js": strings.Repeat("m", size) + "\nend\n"}, Config{})
 	got := call(t, ReadFile{}, ws, `{"path": "min.js"}`)
-	want := Result{Content: "1| " + strings.Repeat("m", 500) + fmt.Sprintf(" [%d chars cut]", size-500) + "\n2| end"}
+	want := Result{Content: "1| " + strings.Repeat("m", 500) + fmt.Sprintf(" [%d chars cut]", size-500) + "\n2| end", Read: []string{"min.js"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("read_file of a 20 MB line mismatch (-want +got):\n%s", diff)
 	}
@@ -115,7 +142,7 @@ func TestReadFileStops(t *testing.T) {
 		name, args string
 		want       Result
 	}{
-		{name: "start", args: `{"path": "big.log"}`, want: Result{Content: "1| a\n2| a\n" +
+		{name: "start", args: `{"path": "big.log"}`, want: Result{Read: []string{"big.log"}, Content: "1| a\n2| a\n" +
 			"[lines 1-2 of more than 5001; read_file reads only the first 64 MiB of big.log, so use shell commands past line 5001]"}},
 		{name: "past the bound", args: `{"path": "big.log", "offset": 6000}`, want: Result{IsError: true, Content: "read_file: offset 6000 is past the first 64 MiB of big.log (5001 lines), " +
 			"which is all read_file reads; use a shell command such as sed -n '6000,6039p' big.log"}},

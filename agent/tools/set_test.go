@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -162,10 +165,19 @@ func TestDefinitionsLint(t *testing.T) {
 			}
 			switch typ := p.Schema["type"]; typ {
 			case "string":
-				if ml, _ := p.Schema["minLength"].(float64); required && ml < 1 {
-					t.Errorf("%s.%s: a required string needs minLength 1", f.Name, p.Name)
+				// An empty value the tool takes on purpose says so with
+				// minLength 0 (edit_file's new_string deletes).
+				if _, ok := p.Schema["minLength"].(float64); required && !ok {
+					t.Errorf("%s.%s: a required string needs minLength 1, or 0 when empty is meant", f.Name, p.Name)
 				}
 			case "integer":
+				// TestIntegerArgsBounded checks that the tool refuses
+				// what the bounds exclude.
+				lo, okLo := p.Schema["minimum"].(float64)
+				hi, okHi := p.Schema["maximum"].(float64)
+				if !okLo || !okHi || lo > hi {
+					t.Errorf("%s.%s: an integer needs a minimum and a maximum", f.Name, p.Name)
+				}
 			default:
 				t.Errorf("%s.%s: type %v; tools take flat strings and integers", f.Name, p.Name, typ)
 			}
@@ -230,10 +242,17 @@ func TestSchemasValidate(t *testing.T) {
 		{ReadFile{}, `{"path": "a.go", "offset": 1.5}`, false},
 		{ReadFile{}, `{"file": "a.go"}`, false},
 		{EditFile{}, `{"path": "a", "old_string": "x", "new_string": "y"}`, true},
+		{EditFile{}, `{"path": "a", "old_string": "x", "new_string": ""}`, true},
+		{EditFile{}, `{"path": "a", "old_string": "", "new_string": "y"}`, false},
 		{EditFile{}, `{"path": "a", "old_string": "x"}`, false},
 		{WriteFile{}, `{"path": "a", "content": "x"}`, true},
 		{Shell{}, `{"command": "go test ./..."}`, true},
 		{Shell{}, `{"command": "go test", "timeout": "10"}`, false},
+		{Shell{}, `{"command": "go test", "timeout": 600}`, true},
+		{Shell{}, `{"command": "go test", "timeout": 2183000000000000}`, false},
+		{Shell{}, `{"command": "go test", "timeout": 0}`, false},
+		{ReadFile{}, `{"path": "a.go", "offset": -1}`, false},
+		{ReadFile{}, `{"path": "a.go", "limit": 10001}`, false},
 		{Grep{}, `{"pattern": "x"}`, true},
 		{ListFiles{}, `{"pattern": "**/*.go"}`, true},
 		{ListFiles{}, `{}`, false},
@@ -247,6 +266,67 @@ func TestSchemasValidate(t *testing.T) {
 		if err := s.Validate(inst); (err == nil) != tt.valid {
 			t.Errorf("%s schema on %s: %v, want valid %v", tt.tool.Name(), tt.args, err, tt.valid)
 		}
+	}
+}
+
+// TestIntegerArgsBounded: every integer argument of every tool has a
+// "minimum" and a "maximum" in its schema, which the call grammar and the
+// validator enforce, and the tool itself refuses a value past them before
+// it does anything, naming the argument and the range. Unchecked, a shell
+// timeout of 2183000000000000 seconds overflowed time.Duration and killed
+// the command at once.
+func TestIntegerArgsBounded(t *testing.T) {
+	// Arguments that would otherwise succeed; the shell command leaves a
+	// mark if it runs.
+	base := map[string]string{
+		ReadFileName: `"path": "a.txt"`, EditFileName: `"path": "a.txt", "old_string": "a", "new_string": "b"`,
+		WriteFileName: `"path": "b.txt", "content": "b"`, ShellName: `"command": "touch ran"`,
+		GrepName: `"pattern": "a"`, ListFilesName: `"pattern": "*"`,
+	}
+	ws := newWorkspace(t, map[string]string{"a.txt": "a\n"}, Config{Policy: Policy{Yes: true}})
+	integers := 0
+	for _, tool := range Default().tools {
+		s := compileSchema(t, tool)
+		for _, p := range orderedProperties(t, tool.Schema()) {
+			if p.Schema["type"] != "integer" {
+				continue
+			}
+			integers++
+			lo, okLo := p.Schema["minimum"].(float64)
+			hi, okHi := p.Schema["maximum"].(float64)
+			if !okLo || !okHi {
+				t.Errorf("%s.%s: no minimum and maximum in the schema", tool.Name(), p.Name)
+				continue
+			}
+			for _, v := range []string{fmt.Sprint(int64(lo) - 1), fmt.Sprint(int64(hi) + 1), "-1", "2183000000000000",
+				"9223372036854775807", "-9223372036854775808", "99999999999999999999"} {
+				if v == "0" { // an argument left out: the default
+					continue
+				}
+				args := fmt.Sprintf(`{%s, %q: %s}`, base[tool.Name()], p.Name, v)
+				inst, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.Validate(inst) == nil {
+					t.Errorf("%s schema accepts %s", tool.Name(), args)
+				}
+				r := call(t, tool, ws, args)
+				want := fmt.Sprintf("argument %q must be an integer from %d to %d, not %s", p.Name, int64(lo), int64(hi), v)
+				if !r.IsError || !strings.Contains(r.Content, want) || r.Ran || len(r.Changed) > 0 || len(r.Read) > 0 {
+					t.Errorf("%s(%s) = %+v, want an error that says %s", tool.Name(), args, r, want)
+				}
+			}
+		}
+	}
+	if integers == 0 {
+		t.Error("no integer arguments found; the test reads the schemas wrong")
+	}
+	if _, err := os.Stat(filepath.Join(ws.Root(), "ran")); err == nil {
+		t.Error("a shell call with a timeout out of range ran its command")
+	}
+	if got := readBack(t, ws, "a.txt"); got != "a\n" {
+		t.Errorf("a.txt = %q after calls out of range, want it unchanged", got)
 	}
 }
 

@@ -15,15 +15,19 @@ const ShellName = "shell"
 //go:embed shell.md
 var shellDescription string
 
-// ShellParams are the shell tool's arguments.
+// ShellParams are the shell tool's arguments. Timeout is in seconds, from
+// 1 to 600 (the schema's bounds, checked before anything runs); 0, the
+// value of a timeout left out, means the workspace's ShellTimeout.
 type ShellParams struct {
 	Command string `json:"command"`
 	Timeout int    `json:"timeout"`
 }
 
+// The timeout's maximum, 600 seconds, is MaxShellTimeout's default: a
+// build or a test run that takes longer is not one a model should wait on.
 const shellSchema = `{"type": "object", "properties": {
 	"command": {"type": "string", "minLength": 1, "description": "The command line, for example go test ./..."},
-	"timeout": {"type": "integer", "description": "Seconds before the command is killed (the default suits a test run)"}
+	"timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "Seconds before the command is killed (the default suits a test run)"}
 }, "required": ["command"]}`
 
 // pipeGrace is how long the shell tool waits for the output pipe to close
@@ -40,10 +44,12 @@ const pipeGrace = time.Second
 // The result starts with "exit code N", then the output, stdout and
 // stderr interleaved as written, cut by TruncateHeadTail to the
 // workspace's HeadLines, TailLines and ResultChars. A timeout (the call's,
-// capped at MaxShellTimeout, else ShellTimeout) or a cancelled ctx kills
-// the whole process group, so a test's child processes die with it, and
-// the result (IsError, ExitCode -1) says so. When the command ends, the
-// processes it left in the background are killed too.
+// 1 to 600 seconds capped at MaxShellTimeout, else ShellTimeout) or a
+// cancelled ctx kills the whole process group, so a test's child
+// processes die with it, and the result (IsError, ExitCode -1) says so.
+// When the command ends, the processes it left in the background are
+// killed too. The result's Command is the command line, and Ran says
+// whether it started.
 type Shell struct{}
 
 func (Shell) Name() string            { return ShellName }
@@ -51,18 +57,25 @@ func (Shell) Description() string     { return strings.TrimSpace(shellDescriptio
 func (Shell) Schema() json.RawMessage { return json.RawMessage(shellSchema) }
 func (Shell) ReadOnly() bool          { return false }
 
+// Run checks the arguments, then runs the command through runAllowed.
+// The result names the command (Result.Command) once the arguments pass.
 func (Shell) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error) {
 	var p ShellParams
-	if r, ok := decodeArgs(ShellName, args, &p); !ok {
+	if r, ok := decodeArgs(ShellName, shellSchema, args, &p); !ok {
 		r.ExitCode = -1
 		return r, nil
 	}
 	if strings.TrimSpace(p.Command) == "" {
 		return Result{Content: ShellName + ": command is empty", IsError: true, ExitCode: -1}, nil
 	}
-	if p.Timeout < 0 {
-		return Result{Content: ShellName + ": timeout must be a positive number of seconds", IsError: true, ExitCode: -1}, nil
-	}
+	r, err := runAllowed(ctx, ws, p)
+	r.Command = p.Command
+	return r, err
+}
+
+// runAllowed asks the policy about the command and runs it when allowed,
+// within the call's timeout (capped at MaxShellTimeout) or ShellTimeout.
+func runAllowed(ctx context.Context, ws *Workspace, p ShellParams) (Result, error) {
 	d, err := ws.cfg.Policy.Decide(ctx, p.Command)
 	if err != nil {
 		return Result{}, err
@@ -76,7 +89,7 @@ func (Shell) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Resu
 		return r, nil
 	}
 	timeout := ws.cfg.ShellTimeout
-	if p.Timeout > 0 {
+	if p.Timeout > 0 { // at most 600: decodeArgs checked the schema's bounds
 		timeout = min(time.Duration(p.Timeout)*time.Second, ws.cfg.MaxShellTimeout)
 	}
 	return runCommand(ctx, ws, p.Command, timeout)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,6 +20,9 @@ import (
 
 var yes = Config{Policy: Policy{Yes: true}}
 
+// TestShell checks each result whole: what the model reads, and the
+// effects the loop reads (Command, Ran, ExitCode) without decoding the
+// arguments.
 func TestShell(t *testing.T) {
 	tests := []struct {
 		name string
@@ -27,24 +31,33 @@ func TestShell(t *testing.T) {
 		want Result
 	}{
 		{name: "output and exit code", cfg: yes, args: `{"command": "echo out; echo err >&2; exit 3"}`,
-			want: Result{Content: "exit code 3\nout\nerr", ExitCode: 3}},
-		{name: "no output", cfg: yes, args: `{"command": "true"}`, want: Result{Content: "exit code 0\n(no output)"}},
-		{name: "runs in the root", cfg: yes, args: `{"command": "cat marker.txt"}`, want: Result{Content: "exit code 0\nhere"}},
-		{name: "stdin is empty", cfg: yes, args: `{"command": "cat"}`, want: Result{Content: "exit code 0\n(no output)"}},
+			want: Result{Content: "exit code 3\nout\nerr", ExitCode: 3, Command: "echo out; echo err >&2; exit 3", Ran: true}},
+		{name: "no output", cfg: yes, args: `{"command": "true"}`, want: Result{Content: "exit code 0\n(no output)", Command: "true", Ran: true}},
+		{name: "runs in the root", cfg: yes, args: `{"command": "cat marker.txt"}`, want: Result{Content: "exit code 0\nhere", Command: "cat marker.txt", Ran: true}},
+		{name: "stdin is empty", cfg: yes, args: `{"command": "cat"}`, want: Result{Content: "exit code 0\n(no output)", Command: "cat", Ran: true}},
 		{name: "cut by lines", cfg: Config{HeadLines: 2, TailLines: 2, Policy: Policy{Yes: true}}, args: `{"command": "seq 1 100"}`,
-			want: Result{Content: "exit code 0\n1\n2\n[96 lines cut]\n99\n100"}},
-		{name: "allowed by default", args: `{"command": "ls"}`, want: Result{Content: "exit code 0\nmarker.txt"}},
-		{name: "denied", cfg: yes, args: `{"command": "sudo ls"}`, want: Result{IsError: true, ExitCode: -1,
+			want: Result{Content: "exit code 0\n1\n2\n[96 lines cut]\n99\n100", Command: "seq 1 100", Ran: true}},
+		{name: "allowed by default", args: `{"command": "ls"}`, want: Result{Content: "exit code 0\nmarker.txt", Command: "ls", Ran: true}},
+		{name: "timeout within the range", cfg: yes, args: `{"command": "true", "timeout": 600}`,
+			want: Result{Content: "exit code 0\n(no output)", Command: "true", Ran: true}},
+		{name: "denied", cfg: yes, args: `{"command": "sudo ls"}`, want: Result{IsError: true, ExitCode: -1, Command: "sudo ls",
 			Content: `shell: refused: "sudo ls" matches the deny list (sudo) and never runs; do not try it again`}},
-		{name: "no one to ask", cfg: Config{Policy: Policy{Allow: []string{"go test", "go vet"}}, Sandbox: sandbox.Spec{Off: true}}, args: `{"command": "make"}`, want: Result{IsError: true, ExitCode: -1,
+		{name: "no one to ask", cfg: Config{Policy: Policy{Allow: []string{"go test", "go vet"}}, Sandbox: sandbox.Spec{Off: true}}, args: `{"command": "make"}`, want: Result{IsError: true, ExitCode: -1, Command: "make",
 			Content: `shell: refused: "make" needs the user's approval, which this run cannot ask for. What runs without approval: plain read-only commands (ls, cat, grep, git status/diff/log, ...; no $, backticks, redirection or assignments)`}},
 		{name: "user said no", cfg: Config{Policy: Policy{Ask: func(context.Context, string) (bool, error) { return false, nil }}}, args: `{"command": "make"}`,
-			want: Result{IsError: true, ExitCode: -1, Content: `shell: refused: the user did not allow "make"; choose another way or ask the user`}},
+			want: Result{IsError: true, ExitCode: -1, Command: "make", Content: `shell: refused: the user did not allow "make"; choose another way or ask the user`}},
 		{name: "user said yes", cfg: Config{Policy: Policy{Ask: func(context.Context, string) (bool, error) { return true, nil }}}, args: `{"command": "printf asked"}`,
-			want: Result{Content: "exit code 0\nasked"}},
+			want: Result{Content: "exit code 0\nasked", Command: "printf asked", Ran: true}},
 		{name: "empty command", cfg: yes, args: `{"command": "  "}`, want: Result{IsError: true, ExitCode: -1, Content: "shell: command is empty"}},
-		{name: "bad timeout", cfg: yes, args: `{"command": "true", "timeout": -1}`,
-			want: Result{IsError: true, ExitCode: -1, Content: "shell: timeout must be a positive number of seconds"}},
+		{name: "negative timeout", cfg: yes, args: `{"command": "true", "timeout": -1}`,
+			want: Result{IsError: true, ExitCode: -1, Content: `shell: argument "timeout" must be an integer from 1 to 600, not -1; leave it out for the default`}},
+		// A model wrote this; it once overflowed into a negative duration,
+		// "timed out after -1705674h7m42.047789056s", and killed the
+		// command at once.
+		{name: "timeout past the range", cfg: yes, args: `{"command": "true", "timeout": 2183000000000000}`,
+			want: Result{IsError: true, ExitCode: -1, Content: `shell: argument "timeout" must be an integer from 1 to 600, not 2183000000000000; leave it out for the default`}},
+		{name: "timeout past an int", cfg: yes, args: `{"command": "true", "timeout": 99999999999999999999}`,
+			want: Result{IsError: true, ExitCode: -1, Content: `shell: argument "timeout" must be an integer from 1 to 600, not 99999999999999999999; leave it out for the default`}},
 		{name: "timeout as a string", cfg: yes, args: `{"command": "true", "timeout": "10"}`,
 			want: Result{IsError: true, ExitCode: -1, Content: `shell: argument "timeout" must be an integer, not a JSON string`}},
 	}
@@ -126,8 +139,8 @@ func TestShellTimeoutKillsChildren(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("a 1 s timeout took %v", took)
 	}
-	if !r.IsError || r.ExitCode != -1 || !strings.HasPrefix(r.Content, "timed out after 1s; the command and its child processes were killed\n") {
-		t.Errorf("result = %+v, want a timeout", r)
+	if !r.IsError || r.ExitCode != -1 || !r.Ran || r.Command != sleeper || !strings.HasPrefix(r.Content, "timed out after 1s; the command and its child processes were killed\n") {
+		t.Errorf("result = %+v, want a timeout of a command that ran", r)
 	}
 	waitDead(t, childPID(t, r.Content))
 }
@@ -153,14 +166,33 @@ func TestShellCancelKillsChildren(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("cancelling took %v", took)
 	}
-	if !r.IsError || r.ExitCode != -1 || !strings.HasPrefix(r.Content, "stopped: context canceled; the command and its child processes were killed\n") {
-		t.Errorf("result = %+v, want a cancellation", r)
+	if !r.IsError || r.ExitCode != -1 || !r.Ran || !strings.HasPrefix(r.Content, "stopped: context canceled; the command and its child processes were killed\n") {
+		t.Errorf("result = %+v, want a cancellation of a command that ran", r)
 	}
 	waitDead(t, childPID(t, r.Content))
 }
 
 // TestShellKillsLeftovers checks that a process left in the background
 // does not keep the call waiting, and is killed.
+// TestShellCancelledBeforeStart: a call whose context is done before the
+// command starts names the command but did not run it.
+func TestShellCancelledBeforeStart(t *testing.T) {
+	ws := newWorkspace(t, nil, yes)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := Shell{}.Run(ctx, ws, json.RawMessage(`{"command": "touch ran"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Result{IsError: true, ExitCode: -1, Command: "touch ran", Content: "shell: stopped: context canceled"}
+	if diff := cmp.Diff(want, r); diff != "" {
+		t.Errorf("shell with a done context mismatch (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(filepath.Join(ws.Root(), "ran")); err == nil {
+		t.Error("the command ran")
+	}
+}
+
 func TestShellKillsLeftovers(t *testing.T) {
 	ws := newWorkspace(t, nil, yes)
 	start := time.Now()

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -31,7 +33,9 @@ type Tool interface {
 	Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error)
 }
 
-// Result is what a call returns. Content is what the model reads.
+// Result is what a call returns. Content is what the model reads; the
+// other fields report what the call did, so that the agent loop never
+// decodes a tool's arguments or names a tool to learn it.
 type Result struct {
 	// Content is the text the model reads, already cut to the
 	// workspace's limits.
@@ -41,13 +45,32 @@ type Result struct {
 	// A shell command that ran and exited non-zero is not an error of the
 	// tool; its ExitCode says so.
 	IsError bool
-	// ExitCode is the exit status of a shell command, or -1 when the
-	// command was refused, killed or did not start. Other tools leave it 0.
+	// ExitCode is the exit status of a shell command that ran to its end,
+	// or -1 when the command was refused, killed or did not start (see
+	// Ran). Other tools leave it 0.
 	ExitCode int
 	// Changed lists the files the call wrote, relative to the workspace
-	// root with forward slashes (edit_file, write_file). A shell command
-	// may change files too; they are not listed.
+	// root with forward slashes: the file of a successful edit_file or
+	// write_file (a symlink's target when the path was a link). A call
+	// that failed wrote nothing. A shell command may change files too;
+	// they are not listed.
 	Changed []string
+	// Read lists the files whose content the call showed the model,
+	// relative to the workspace root with forward slashes: the file of a
+	// successful read_file (an empty file too; a symlink's target when the
+	// path was a link). grep and list_files show parts of many files and
+	// leave it empty.
+	Read []string
+	// Command is the command line of a shell call that passed its
+	// argument checks, as the model wrote it: the command ran (Ran), the
+	// policy refused it, or the call was stopped before it started.
+	// Other tools, and a shell call with bad arguments, leave it empty.
+	Command string
+	// Ran reports that the shell command started. ExitCode is then its
+	// exit status, or -1 when it was killed (a timeout, a cancelled
+	// context); IsError is set only in that second case. Without Ran,
+	// nothing ran and ExitCode is -1. Other tools leave it false.
+	Ran bool
 }
 
 // Error is a failure of the harness, or a path the workspace refuses. A
@@ -93,10 +116,13 @@ func cancelled(ctx context.Context, tool string) Result {
 }
 
 // decodeArgs reads a call's arguments into params, a pointer to a struct
-// whose json tags are the tool's parameters. Empty arguments and null read
-// as {}. It returns a message for the model when the arguments do not fit:
-// not an object, an unknown name, or a value of the wrong type.
-func decodeArgs(tool string, args json.RawMessage, params any) (Result, bool) {
+// whose json tags are the tool's parameters, and checks each integer
+// against the "minimum" and "maximum" that schema, the tool's JSON Schema,
+// gives it (see checkBounds). Empty arguments and null read as {}. It
+// returns a message for the model when the arguments do not fit: not an
+// object, an unknown name, a value of the wrong type, or an integer out
+// of its range.
+func decodeArgs(tool, schema string, args json.RawMessage, params any) (Result, bool) {
 	trimmed := bytes.TrimSpace(args)
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		trimmed = []byte("{}")
@@ -111,17 +137,82 @@ func decodeArgs(tool string, args json.RawMessage, params any) (Result, bool) {
 		err = errors.New("text after the arguments object")
 	}
 	if err == nil {
-		return Result{}, true
+		return checkBounds(tool, schema, params)
 	}
 	var typeErr *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &typeErr) && typeErr.Field != "":
+		if b, ok := schemaBounds(schema)[typeErr.Field]; ok && strings.HasPrefix(typeErr.Value, "number ") {
+			// A fraction, or an integer past what an int holds.
+			return b.refuse(tool, typeErr.Field, strings.TrimPrefix(typeErr.Value, "number ")), false
+		}
 		return errorResult("%s: argument %q must be %s, not a JSON %s", tool, typeErr.Field, kindName(typeErr.Type), typeErr.Value), false
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
 		return errorResult("%s: unknown argument %s; the arguments are %s", tool, field, paramList(params)), false
 	}
 	return errorResult("%s: the arguments are not valid JSON (%v); send an object with %s", tool, err, paramList(params)), false
+}
+
+// bounds is the range of an integer argument, from the "minimum" and
+// "maximum" of its schema: the same range the call grammar and the
+// validator enforce, so that a model that writes past it, unconstrained,
+// reads why instead of the tool overflowing a conversion.
+type bounds struct {
+	min, max int64
+	optional bool // not in "required": leaving it out gives the default
+}
+
+// schemaBounds reads the bounds of a tool schema's integer properties, by
+// name. A property without both keywords is not bounded here; a test
+// requires them of every tool.
+func schemaBounds(schema string) map[string]bounds {
+	var s struct {
+		Properties map[string]struct {
+			Type    string `json:"type"`
+			Minimum *int64 `json:"minimum"`
+			Maximum *int64 `json:"maximum"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal([]byte(schema), &s) != nil {
+		return nil
+	}
+	out := map[string]bounds{}
+	for name, p := range s.Properties {
+		if p.Type == "integer" && p.Minimum != nil && p.Maximum != nil {
+			out[name] = bounds{*p.Minimum, *p.Maximum, !slices.Contains(s.Required, name)}
+		}
+	}
+	return out
+}
+
+// checkBounds checks the integer fields of params, a pointer to a
+// decoded params struct, against schema. Zero, the value of an argument
+// left out, is not checked: the tool reads it as its default.
+func checkBounds(tool, schema string, params any) (Result, bool) {
+	v := reflect.ValueOf(params).Elem()
+	all := schemaBounds(schema)
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		b, ok := all[name]
+		if !ok || !v.Field(i).CanInt() {
+			continue
+		}
+		if n := v.Field(i).Int(); n != 0 && (n < b.min || n > b.max) {
+			return b.refuse(tool, name, strconv.FormatInt(n, 10)), false
+		}
+	}
+	return Result{}, true
+}
+
+// refuse is the message for a value out of b.
+func (b bounds) refuse(tool, name, value string) Result {
+	r := errorResult("%s: argument %q must be an integer from %d to %d, not %s", tool, name, b.min, b.max, value)
+	if b.optional {
+		r.Content += "; leave it out for the default"
+	}
+	return r
 }
 
 // paramList names the json fields of params, like "path, offset, limit".

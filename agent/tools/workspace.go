@@ -33,7 +33,8 @@ type Config struct {
 	// ShellTimeout is a command's time limit when the call gives none.
 	// Zero means 2 minutes.
 	ShellTimeout time.Duration
-	// MaxShellTimeout caps the timeout a call may ask for. Zero means 10
+	// MaxShellTimeout caps the timeout a call may ask for, which the
+	// shell tool's schema bounds to 1 to 600 seconds. Zero means 10
 	// minutes.
 	MaxShellTimeout time.Duration
 	// MaxMatches is how many matching lines grep returns, and MaxFiles how

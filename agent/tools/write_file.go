@@ -35,7 +35,8 @@ const writeFileSchema = `{"type": "object", "properties": {
 // file of its own instead of being written through, and nothing outside
 // the workspace is ever written. A path that is a symlink to a file
 // inside the workspace writes the link's target and leaves the link, as
-// an editor does; a symlink that leads out is refused.
+// an editor does; a symlink that leads out is refused. A successful write
+// names its file in Result.Changed.
 type WriteFile struct{}
 
 func (WriteFile) Name() string            { return WriteFileName }
@@ -45,7 +46,7 @@ func (WriteFile) ReadOnly() bool          { return false }
 
 func (WriteFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error) {
 	var p WriteFileParams
-	if r, ok := decodeArgs(WriteFileName, args, &p); !ok {
+	if r, ok := decodeArgs(WriteFileName, writeFileSchema, args, &p); !ok {
 		return r, nil
 	}
 	abs, r, ok := ws.resolveResult(WriteFileName, p.Path)
