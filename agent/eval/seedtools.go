@@ -41,15 +41,15 @@ func (t seedTool) Run(_ context.Context, _ *tools.Workspace, args json.RawMessag
 	json.Unmarshal(args, &a)
 	switch t.name {
 	case "read_file":
-		return tools.Result{Content: "int total() { return 27; }"}, nil
+		return tools.Result{Content: "int total() { return 27; }", Read: []string{a["path"]}}, nil
 	case "edit_file":
 		t.ws.edited = t.ws.edited || a["old_string"] == "27"
 		return tools.Result{Content: "edited", Changed: []string{a["path"]}}, nil
 	}
 	if t.ws.edited {
-		return tools.Result{Content: "exit 0"}, nil
+		return tools.Result{Content: "exit 0", Command: a["command"], Ran: true}, nil
 	}
-	return tools.Result{Content: "exit 1, expected 30 but was 27", ExitCode: 1}, nil
+	return tools.Result{Content: "exit 1, expected 30 but was 27", ExitCode: 1, Command: a["command"], Ran: true}, nil
 }
 
 // seedTools returns a fresh fake workspace's tools: read_file, edit_file

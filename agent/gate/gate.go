@@ -10,7 +10,7 @@
 // about another file, instead of making the change.
 //
 //	g := gate.New(gate.DetectCheck(root))
-//	g.Observe(gate.Step{Tool: "edit_file", OK: true})
+//	g.Observe(gate.Step{Edit: true, OK: true})
 //	switch g.Answer() { case gate.Accept: ...; case gate.Ask: ...; case gate.Unverified: ... }
 //
 // DetectCheck finds the workspace's check command the way a developer
@@ -29,10 +29,9 @@ import (
 
 // Step is one executed tool call, as the gate sees it.
 type Step struct {
-	Tool    string // the tool's name
-	Command string // the shell command, for shell calls
+	Command string // the command the call ran, if it ran one
 	OK      bool   // the call succeeded (exit code 0 for a command)
-	Edit    bool   // the call changed the workspace (edit_file, write_file)
+	Edit    bool   // the call changed files in the workspace
 }
 
 // Verdict is what the gate says of a final answer.
@@ -100,7 +99,7 @@ func (g *Gate) Observe(s Step) {
 	switch {
 	case s.Edit && s.OK:
 		g.dirty, g.verified, g.everEdited = true, false, true
-	case s.Tool == "shell" && g.IsCheck(s.Command):
+	case s.Command != "" && g.IsCheck(s.Command):
 		g.failing = !s.OK
 		if s.OK {
 			g.dirty, g.verified = false, true

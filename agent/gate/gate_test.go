@@ -13,15 +13,15 @@ func TestGate(t *testing.T) {
 		steps []Step
 		want  []Verdict // verdicts of successive answers
 	}{
-		{"no edit", "", []Step{{Tool: "read_file", OK: true}}, []Verdict{Accept}},
-		{"edit then answer", "", []Step{{Tool: "edit_file", OK: true, Edit: true}}, []Verdict{Ask, Unverified}},
-		{"edit, test, answer", "", []Step{{Tool: "edit_file", OK: true, Edit: true}, {Tool: "shell", Command: "go test ./...", OK: true}}, []Verdict{Accept}},
-		{"failing test does not verify", "", []Step{{Tool: "edit_file", OK: true, Edit: true}, {Tool: "shell", Command: "go test ./...", OK: false}}, []Verdict{Ask, Unverified}},
-		{"edit after the test", "", []Step{{Tool: "shell", Command: "mvn -q test", OK: true}, {Tool: "write_file", OK: true, Edit: true}}, []Verdict{Ask}},
-		{"a failed edit changes nothing", "", []Step{{Tool: "edit_file", OK: false, Edit: true}}, []Verdict{Accept}},
-		{"other command", "", []Step{{Tool: "edit_file", OK: true, Edit: true}, {Tool: "shell", Command: "ls -la", OK: true}}, []Verdict{Ask}},
-		{"configured check", "make check-all", []Step{{Tool: "edit_file", OK: true, Edit: true}, {Tool: "shell", Command: "go test ./...", OK: true}}, []Verdict{Ask}},
-		{"configured check runs", "make check-all", []Step{{Tool: "edit_file", OK: true, Edit: true}, {Tool: "shell", Command: "cd x && make check-all", OK: true}}, []Verdict{Accept}},
+		{"no edit", "", []Step{{OK: true}}, []Verdict{Accept}},
+		{"edit then answer", "", []Step{{OK: true, Edit: true}}, []Verdict{Ask, Unverified}},
+		{"edit, test, answer", "", []Step{{OK: true, Edit: true}, {Command: "go test ./...", OK: true}}, []Verdict{Accept}},
+		{"failing test does not verify", "", []Step{{OK: true, Edit: true}, {Command: "go test ./...", OK: false}}, []Verdict{Ask, Unverified}},
+		{"edit after the test", "", []Step{{Command: "mvn -q test", OK: true}, {OK: true, Edit: true}}, []Verdict{Ask}},
+		{"a failed edit changes nothing", "", []Step{{OK: false, Edit: true}}, []Verdict{Accept}},
+		{"other command", "", []Step{{OK: true, Edit: true}, {Command: "ls -la", OK: true}}, []Verdict{Ask}},
+		{"configured check", "make check-all", []Step{{OK: true, Edit: true}, {Command: "go test ./...", OK: true}}, []Verdict{Ask}},
+		{"configured check runs", "make check-all", []Step{{OK: true, Edit: true}, {Command: "cd x && make check-all", OK: true}}, []Verdict{Accept}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,11 +90,11 @@ func TestFailing(t *testing.T) {
 		s    Step
 		want bool
 	}{
-		{Step{Tool: "shell", Command: "go test ./...", OK: false}, true},
-		{Step{Tool: "shell", Command: "ls", OK: true}, true},
-		{Step{Tool: "edit_file", OK: true, Edit: true}, true},
-		{Step{Tool: "shell", Command: "go test ./...", OK: true}, false},
-		{Step{Tool: "shell", Command: "go vet ./...", OK: false}, true},
+		{Step{Command: "go test ./...", OK: false}, true},
+		{Step{Command: "ls", OK: true}, true},
+		{Step{OK: true, Edit: true}, true},
+		{Step{Command: "go test ./...", OK: true}, false},
+		{Step{Command: "go vet ./...", OK: false}, true},
 	}
 	for i, st := range steps {
 		g.Observe(st.s)
@@ -138,8 +138,8 @@ func TestAskChange(t *testing.T) {
 		t.Errorf("second answer: %v, want accept", v)
 	}
 	g.Task("Fix Max in max.go.")
-	g.Observe(Step{Tool: "edit_file", OK: true, Edit: true})
-	g.Observe(Step{Tool: "shell", Command: "go test ./...", OK: true})
+	g.Observe(Step{OK: true, Edit: true})
+	g.Observe(Step{Command: "go test ./...", OK: true})
 	if v := g.Answer(); v != Accept || g.Unchanged() {
 		t.Errorf("answer after a verified edit: %v (unchanged %v), want accept", v, g.Unchanged())
 	}

@@ -63,7 +63,7 @@ func (a *Agent) observe(t turn, results []result) (Outcome, bool) {
 	for i := range t.calls {
 		c, r := &t.calls[i], results[i]
 		content := a.window.Cap(c.Function.Name, r.Content, r.IsError || r.ExitCode != 0)
-		step := gateStep(*c, r.Result)
+		step := gateStep(r.Result)
 		for _, g := range a.guards.result {
 			note, halt := g.observe(a, c, content, step.Edit)
 			if note != "" {
@@ -72,7 +72,7 @@ func (a *Agent) observe(t turn, results []result) (Outcome, bool) {
 			}
 			stop = stop || halt
 		}
-		a.noteRead(*c, r.Result)
+		a.noteRead(r.Result)
 		a.gate.Observe(step)
 		a.out.Calls++
 		a.add(chat.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name, Content: content})
@@ -86,39 +86,22 @@ func (a *Agent) observe(t turn, results []result) (Outcome, bool) {
 	return Outcome{}, false
 }
 
-// noteRead records the file a successful read_file call showed, relative
-// to the workspace root, for the grammar of later edits (agent/paths).
-func (a *Agent) noteRead(c chat.ToolCall, r tools.Result) {
-	if c.Function.Name != tools.ReadFileName || r.IsError {
-		return
-	}
-	var args struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal([]byte(c.Function.Arguments), &args) != nil {
-		return
-	}
-	abs, err := a.cfg.ws.Resolve(args.Path)
-	if err != nil {
-		return
-	}
-	if rel := a.cfg.ws.Rel(abs); !slices.Contains(a.read, rel) {
-		a.read = append(a.read, rel)
+// noteRead records the files a call showed, for the grammar of later
+// edits (agent/paths).
+func (a *Agent) noteRead(r tools.Result) {
+	for _, rel := range r.Read {
+		if !slices.Contains(a.read, rel) {
+			a.read = append(a.read, rel)
+		}
 	}
 }
 
-// gateStep describes an executed call to the gate.
-func gateStep(c chat.ToolCall, r tools.Result) gate.Step {
-	s := gate.Step{Tool: c.Function.Name, OK: !r.IsError && r.ExitCode == 0, Edit: len(r.Changed) > 0}
-	if c.Function.Name == "edit_file" || c.Function.Name == "write_file" {
-		s.Edit = true
-	}
-	if c.Function.Name == "shell" {
-		var args struct {
-			Command string `json:"command"`
-		}
-		json.Unmarshal([]byte(c.Function.Arguments), &args)
-		s.Command = args.Command
+// gateStep describes an executed call to the gate from its effects: the
+// files it changed, the command it ran and how it ended.
+func gateStep(r tools.Result) gate.Step {
+	s := gate.Step{OK: !r.IsError && r.ExitCode == 0, Edit: len(r.Changed) > 0}
+	if r.Ran {
+		s.Command = r.Command
 	}
 	return s
 }
