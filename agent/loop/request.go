@@ -21,42 +21,13 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 	if err := a.fit(ctx); err != nil {
 		return nil, err
 	}
-	req := model.Request{
-		Messages: a.messages(), Tools: a.tools, ParallelToolCalls: a.cfg.ParallelToolCalls, MaxCalls: a.cfg.MaxCalls,
-		Sampling: a.cfg.sampling(), MaxTokens: a.maxTokens, Extra: a.cfg.Extra, Reasoning: a.cfg.Reasoning,
-		ReasoningBudget: a.cfg.ReasoningBudget, NoGrammar: a.cfg.NoGrammar, Format: a.cfg.Format,
-	}
-	for _, g := range a.guards.request {
-		g.shape(ctx, a, &req)
-	}
-	step := a.step
-	if a.cfg.OnDelta != nil {
-		req.OnDelta = func(d chat.Delta) { a.cfg.OnDelta(step, d) }
-	}
-	if a.cfg.OnPrefill != nil {
-		req.OnPrefill = func(done, total int) { a.cfg.OnPrefill(step, done, total) }
-	}
-	// The request event goes out when the model has resolved what it
-	// runs with, before its prefill; a request that fails before that is
-	// reported without it.
-	started := false
-	event := transcript.Event{Kind: transcript.KindRequest, ToolChoice: choiceName(req.ToolChoice), Tools: toolNames(a.tools),
-		Messages: len(req.Messages), MaxTokens: a.maxTokens, Digest: digest(req)}
-	req.OnStart = func(s model.Start) {
-		started = true
-		e := event
-		e.Sampling, _ = json.Marshal(s.Sampling)
-		e.PromptTokens = s.PromptTokens
-		a.emit(e)
-	}
+	req, reported := a.request(ctx)
 	// The budget goes back to the configured one unless a retry of a
 	// cut-off reply raises it again.
 	a.sent, a.maxTokens = a.maxTokens, a.cfg.maxTokens()
 	start := time.Now()
 	resp, err := a.cfg.model.Complete(ctx, req)
-	if !started {
-		a.emit(event)
-	}
+	reported()
 	if errors.Is(err, model.ErrContextFull) && a.cfg.context != nil {
 		// The estimate let an overflow through: compact now and ask once
 		// more.
@@ -80,6 +51,44 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 		Calls: resp.Message.ToolCalls, Problems: resp.Parsed.Problems, Violations: resp.Violations, Usage: usage,
 		Detail: a.reuse(resp.Prompt)})
 	return resp, err
+}
+
+// request builds the next request: the conversation, the settings, the
+// request guards' shaping and the callbacks. The request event goes out
+// when the model has resolved what it runs with, before its prefill;
+// reported, called after Complete, sends it for a request that failed
+// before that.
+func (a *Agent) request(ctx context.Context) (model.Request, func()) {
+	req := model.Request{
+		Messages: a.messages(), Tools: a.tools, ParallelToolCalls: a.cfg.ParallelToolCalls, MaxCalls: a.cfg.MaxCalls,
+		Sampling: a.cfg.sampling(), MaxTokens: a.maxTokens, Extra: a.cfg.Extra, Reasoning: a.cfg.Reasoning,
+		ReasoningBudget: a.cfg.ReasoningBudget, NoGrammar: a.cfg.NoGrammar, Format: a.cfg.Format,
+	}
+	for _, g := range a.guards.request {
+		g.shape(ctx, a, &req)
+	}
+	step := a.step
+	if a.cfg.OnDelta != nil {
+		req.OnDelta = func(d chat.Delta) { a.cfg.OnDelta(step, d) }
+	}
+	if a.cfg.OnPrefill != nil {
+		req.OnPrefill = func(done, total int) { a.cfg.OnPrefill(step, done, total) }
+	}
+	started := false
+	event := transcript.Event{Kind: transcript.KindRequest, ToolChoice: choiceName(req.ToolChoice), Tools: toolNames(a.tools),
+		Messages: len(req.Messages), MaxTokens: a.maxTokens, Digest: digest(req)}
+	req.OnStart = func(s model.Start) {
+		started = true
+		e := event
+		e.Sampling, _ = json.Marshal(s.Sampling)
+		e.PromptTokens = s.PromptTokens
+		a.emit(e)
+	}
+	return req, func() {
+		if !started {
+			a.emit(event)
+		}
+	}
 }
 
 // messages are the system prompt, the few-shot examples and the history.

@@ -100,25 +100,11 @@ func withMetadata(src, dst string, kv map[string]any) error {
 			return fmt.Errorf("key %s: %w", key, err)
 		}
 	}
-	for key, v := range kv {
-		writeString(w, key)
-		switch v := v.(type) {
-		case string:
-			binary.Write(w, binary.LittleEndian, uint32(ggufString))
-			writeString(w, v)
-		case float32:
-			binary.Write(w, binary.LittleEndian, uint32(ggufFloat32))
-			binary.Write(w, binary.LittleEndian, math.Float32bits(v))
-		case int32:
-			binary.Write(w, binary.LittleEndian, uint32(ggufInt32))
-			binary.Write(w, binary.LittleEndian, v)
-		default:
-			return fmt.Errorf("key %s: a %T value", key, v)
-		}
+	if err := writeKV(w, kv); err != nil {
+		return err
 	}
 	// The tensor infos are copied as they are: their offsets count from
 	// the start of the data, which moves with the metadata.
-	written := uint64(0)
 	for range head.Tensors {
 		name, err := readString(r)
 		if err != nil {
@@ -143,7 +129,7 @@ func withMetadata(src, dst string, kv map[string]any) error {
 	if err != nil {
 		return err
 	}
-	written = uint64(pos)
+	written := uint64(pos)
 	if _, err := r.Discard(pad(r.n, alignment)); err != nil {
 		return err
 	}
@@ -152,6 +138,27 @@ func withMetadata(src, dst string, kv map[string]any) error {
 		return err
 	}
 	return w.Flush()
+}
+
+// writeKV writes the new metadata.
+func writeKV(w io.Writer, kv map[string]any) error {
+	for key, v := range kv {
+		writeString(w, key)
+		switch v := v.(type) {
+		case string:
+			binary.Write(w, binary.LittleEndian, uint32(ggufString))
+			writeString(w, v)
+		case float32:
+			binary.Write(w, binary.LittleEndian, uint32(ggufFloat32))
+			binary.Write(w, binary.LittleEndian, math.Float32bits(v))
+		case int32:
+			binary.Write(w, binary.LittleEndian, uint32(ggufInt32))
+			binary.Write(w, binary.LittleEndian, v)
+		default:
+			return fmt.Errorf("key %s: a %T value", key, v)
+		}
+	}
+	return nil
 }
 
 // pad is how many bytes bring n to a multiple of align.
