@@ -25,18 +25,18 @@ import (
 //
 // A draft costs a decode of more positions, with logits at each, and as
 // many samples. Where decoding is bound by reading the weights (a GPU),
-// a few positions cost little more than one; on a CPU they cost much more
-// (the bench model, a 0.5B Q8_0, on one thread of a loaded machine: 58 ms
-// for one position, 140 for two, 210 for nine), so only long accepted
-// drafts pay. Generation therefore times its
-// steps: a prompt-lookup draft that yields tokens slower than plain steps
-// do (one nobody accepts, or a short one) is a miss, and after a miss the
-// drafter waits before drafting again, twice as long after each further
-// miss (up to maxBackoff tokens). A draft starts short (firstDraft
-// tokens), and its length doubles each time one is kept whole. A Pace kept
-// from one request to the next (Request.Pace) carries all this over, so
-// that an agent's short replies do not each pay to learn it again. A
-// Request.Draft is always verified: its maker chose when to draft.
+// a few positions cost little more than one; on a CPU, bound by its
+// arithmetic, each further position adds much of a position's cost again
+// (llama's BenchmarkVerify measures it), so only long accepted drafts pay.
+// Generation therefore times its steps: a prompt-lookup draft that yields
+// tokens slower than plain steps do (one nobody accepts, or a short one)
+// is a miss, and after a miss the drafter waits before drafting again,
+// twice as long after each further miss (up to maxBackoff tokens). A
+// draft starts short (firstDraft tokens), and its length doubles each
+// time one is kept whole. A Pace kept from one request to the next
+// (Request.Pace) carries all this over, so that an agent's short replies
+// do not each pay to learn it again. A Request.Draft is always verified:
+// its maker chose when to draft.
 //
 // Request.DraftInCalls drafts only inside tool calls, whose arguments
 // copy most (the lines an edit replaces, a path it read); the agent's

@@ -18,8 +18,8 @@ const (
 	// WhitespaceCompact allows none: {"a":1,"b":2}.
 	WhitespaceCompact
 	// WhitespaceFlexible is llama.cpp's rule: nothing, a space, or one or
-	// two newlines and up to 20 spaces or tabs. A random model fills such
-	// calls with tabs (seed 004 Example 6).
+	// two newlines and up to 20 spaces or tabs. An unsure model spends
+	// that freedom on tabs and newlines, tokens that carry nothing.
 	WhitespaceFlexible
 )
 

@@ -8,9 +8,10 @@ import (
 // WithEnum returns the object schema with its property prop restricted to
 // values ("enum"), the property's other keywords and every key order kept:
 // how a caller narrows an argument to the values that exist now, such as a
-// path to the workspace's files (seed 000's configuration 4). It fails
-// when the schema is not an object schema that declares prop, or when
-// values is empty, which would admit no call at all.
+// path to one of the workspace's files, so that the model cannot name a
+// file that does not exist. It fails when the schema is not an object
+// schema that declares prop, or when values is empty, which would admit
+// no call at all.
 func WithEnum(schema json.RawMessage, prop string, values []string) (json.RawMessage, error) {
 	if len(values) == 0 {
 		return nil, &Error{Op: "narrow schema", Pointer: "/properties/" + prop, Err: fmt.Errorf("%w: an empty enum admits no value", ErrSchema)}

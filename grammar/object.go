@@ -89,8 +89,9 @@ func (c *converter) additional(s *object, props []property, name, ptr string) (s
 		return "", nil
 	}
 	if !set && len(props) > 0 {
-		// An unknown argument is an error for a tool call (seed 004
-		// Example 11), so the grammar allows only the declared properties.
+		// An unknown argument is an error for a tool call (the tool
+		// would reject it), so the grammar allows only the declared
+		// properties.
 		return "", nil
 	}
 	value := c.b.Primitive("value")

@@ -260,8 +260,8 @@ func (b *Builder) block(name string, blk Block) string {
 
 // Until adds rules matching any text that does not contain word, and
 // returns the first rule's name: the automaton llama.cpp writes as until-N
-// rules (seed 000 Example 3), built here with the KMP failure function so
-// that overlapping prefixes such as "aab" are handled.
+// rules, built here with the KMP failure function so that overlapping
+// prefixes such as "aab" are handled.
 func (b *Builder) Until(name, word string) string {
 	w := []rune(word)
 	if len(w) == 0 {
@@ -314,8 +314,8 @@ func (b *Builder) Until(name, word string) string {
 	return names[0]
 }
 
-// PromptBased compiles the grammar of seed 004 Example 12 for models whose
-// template has no tool support: one JSON object per reply, either
+// PromptBased compiles the grammar of prompt-based tool calling, for models
+// whose template has no tool support: one JSON object per reply, either
 // {"tool": NAME, "arguments": {...}} with one branch per tool, or
 // {"answer": TEXT}.
 func PromptBased(tools []Tool, opts CallOptions) (*CallGrammar, error) {

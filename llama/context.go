@@ -51,10 +51,11 @@ type ContextParams struct {
 	// FlashAttention is "auto" (the default when ""), "on" or "off".
 	// llama.cpp's auto turns it on wherever the device supports it, the
 	// CPU included; but the pinned ggml's CPU kernel is slower than plain
-	// attention there (a 500-token step over 4,700 cached tokens of the
-	// bench model, 2 threads: 10.2 s with it, 4.7 s without). So auto is
-	// off when every layer runs on the CPU, unless the V cache is
-	// quantized, which needs it; elsewhere llama.cpp decides.
+	// attention there on a prompt step over a long cache: it takes the
+	// batch one query row at a time, a dot product per cached key, where
+	// plain attention multiplies whole matrices with the tuned matrix
+	// kernels. So auto is off when every layer runs on the CPU, unless the
+	// V cache is quantized, which needs it; elsewhere llama.cpp decides.
 	FlashAttention string
 	// CacheTypeK and CacheTypeV are the KV cache types: "f16" (default),
 	// "f32", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0" or "q5_1".

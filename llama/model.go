@@ -53,9 +53,8 @@ type Model struct {
 
 	// dry are DRY samplers by their settings, never used to sample:
 	// NewDRY clones them, because llama_sampler_init_dry scans the whole
-	// vocabulary for its sequence breakers (about 30 ms on 151k tokens),
-	// and an agent builds a chain on every request. dryMu guards them and
-	// the grammar below.
+	// vocabulary for its sequence breakers, and an agent builds a chain on
+	// every request. dryMu guards them and the grammar below.
 	dryMu sync.Mutex
 	dry   map[string]*C.struct_llama_sampler
 	// grammar is the last grammar sampler made, never used to sample,

@@ -225,8 +225,8 @@ func (m *Model) initDRY(multiplier, base float32, allowedLength, lastN int, brea
 }
 
 // NewInfill returns llama.cpp's fill-in-the-middle sampler. Its work grows
-// with the square of its candidates (over 200 s on a full vocabulary), so a
-// chain takes it only after a top-k of at most MaxInfillCandidates.
+// with the square of its candidates, far too much for a full vocabulary,
+// so a chain takes it only after a top-k of at most MaxInfillCandidates.
 func (m *Model) NewInfill() (*Sampler, error) {
 	var s *Sampler
 	err := m.useVocab("infill sampler", func() error {

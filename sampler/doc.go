@@ -47,7 +47,8 @@
 // math is float64 where llama.cpp's is float32, so probabilities agree
 // within about 1e-6.
 //
-// WriteExplain prints seed 000's Example 6 tables (how temperature, min_p
-// and a repeat penalty change the odds of a correct tool call) computed
-// with these functions.
+// WriteExplain prints two tables, computed with these functions, of how
+// temperature, min_p and a repeat penalty change the odds of a correct
+// tool call. Their figures come from the project's specification
+// (../shared/seeds); the tests compare with them digit for digit.
 package sampler

@@ -10,8 +10,8 @@ import (
 	"github.com/loopagent/loop/internal/decimal"
 )
 
-// The inputs of seed 000, Example 6 ("sampling settings for tool use"): the
-// next token after {"name": " in a tool call.
+// The inputs of WriteExplain's tables: scores for the next token after
+// {"name": " in a tool call and inside its JSON, and the settings tried.
 var (
 	// toolLogits are read_file, read, list_files, then 20 unrelated tokens.
 	toolLogits = append([]float32{4.0, 2.5, 1.5}, repeat32(-0.5, 20)...)
@@ -34,13 +34,13 @@ func repeat32(v float32, n int) []float32 {
 	return s
 }
 
-// WriteExplain prints the two tables of seed 000, Example 6: how
-// temperature and min_p change the chance of picking the right tool name,
-// and how a repeat penalty lowers the probability of the " that every JSON
-// call needs. It computes them with Distribution over llama.cpp's chain
-// reduced to the repeat penalty, min_p and temperature, in llama.cpp's
-// order (min_p before temperature), and prints them as the seed's Java
-// program does, digit for digit.
+// WriteExplain prints two tables: how temperature and min_p change the
+// chance of picking the right tool name, and how a repeat penalty lowers
+// the probability of the " that every JSON call needs. It computes them
+// with Distribution over llama.cpp's chain reduced to the repeat penalty,
+// min_p and temperature, in llama.cpp's order (min_p before temperature),
+// and prints them with Java's rounding and column widths, so that they
+// compare digit for digit with the reference tables.
 func WriteExplain(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	writeToolTable(bw)
@@ -79,7 +79,7 @@ type PenaltyRow struct {
 	Penalty, Logit, P float64
 }
 
-// ExplainTables computes the rows of seed 000 Example 6's two tables.
+// ExplainTables computes the rows of WriteExplain's two tables.
 func ExplainTables() ([]ToolRow, []PenaltyRow) {
 	var tool []ToolRow
 	for _, temp := range explainTemps {
@@ -131,5 +131,5 @@ func field(x float64, width, prec int) string {
 	return s
 }
 
-// columns joins fields with the two spaces of the seed's printf patterns.
+// columns joins fields with two spaces, the reference tables' separator.
 func columns(fields ...string) string { return strings.Join(fields, "  ") }

@@ -20,17 +20,17 @@ var presets = map[string]func() Overrides{
 }
 
 // toolCall keeps a tool call on the most likely path. Every token of a call
-// must be right, and per-token errors compound over its length (seed 000,
-// Example 6: at temperature 1.0 the right tool name has probability 0.655,
-// five such decisions all go right 12% of the time; at 0.2 it is 0.9994
-// and 99.7%). So:
+// must be right, and per-token errors compound over its length (in
+// WriteExplain's first table, at temperature 1.0 the right tool name has
+// probability 0.655 and five such decisions all go right 12% of the time;
+// at 0.2 it is 0.9994 and 99.7%). So:
 //   - Temperature 0.2 sharpens the choice without the exact repetition of
 //     greedy decoding after a failed call.
 //   - MinP 0.05 removes the long tail of unrelated tokens, scaled to the
 //     model's confidence.
 //   - RepeatPenalty 1 and no frequency or presence penalty: JSON repeats
 //     ", :, { and , constantly, and a penalty of 1.5 lowers " from 0.82 to
-//     0.63 (Example 6's second table).
+//     0.63 (WriteExplain's second table).
 //   - DRY off for the same reason: argument values legitimately repeat
 //     earlier text (paths, names).
 //   - XTC off: it removes the most likely tokens on purpose. A model's GGUF

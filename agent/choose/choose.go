@@ -1,5 +1,5 @@
-// Package choose picks a model file for a local coding agent by facts, as
-// seed 000 Example 12 does: hard constraints first (memory at the target
+// Package choose picks a model file for a local coding agent by facts
+// rather than by reputation: hard constraints first (memory at the target
 // context, trained context, a chat template that supports tools), then
 // the survivors ranked by the lower bound of the 95% Wilson interval of
 // their pass rate on the team's own eval suite (agent/eval), which
@@ -12,6 +12,9 @@
 //	c.Passed, c.Tasks = 31, 50 // from `loop eval`
 //	verdicts := choose.Choose([]choose.Candidate{c}, choose.Constraints{BudgetGB: 12, Context: 32768})
 //	choose.WriteTable(os.Stdout, verdicts, choose.Constraints{BudgetGB: 12, Context: 32768})
+//
+// The table WriteTable prints, and the default constraints, come from the
+// project's specification (../shared/seeds); the tests compare with it.
 package choose
 
 import (
@@ -52,7 +55,7 @@ type Candidate struct {
 }
 
 // Constraints are the machine's and the agent's hard limits. The zero
-// value is seed 000 Example 12's: 12 GB, 32,768 tokens, an F16 KV cache.
+// value is a laptop-sized default: 12 GB, 32,768 tokens, an F16 KV cache.
 type Constraints struct {
 	// BudgetGB is the memory for the model, in GB of 10^9 bytes; 0 means 12.
 	BudgetGB float64 `json:"budget_gb"`
@@ -150,8 +153,8 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// WriteTable prints the verdicts and the ranking as seed 000 Example 12
-// does.
+// WriteTable prints the verdicts, a line per candidate with its memory
+// and whether it was kept or why not, then the ranking of the kept ones.
 func WriteTable(w io.Writer, all, ranked []Verdict) error {
 	var b strings.Builder
 	for _, v := range all {

@@ -1,7 +1,7 @@
-// Package classify names what is wrong with one model reply: the failure
-// catalog of seed 000 Example 1. Each kind has its own remedy (Kind.Remedy),
-// and the agent labels every step with one, in the transcript and in the
-// run's statistics.
+// Package classify names what is wrong with one model reply, from a
+// catalog of the ways small models fail at tool calls. Each kind has its
+// own remedy (Kind.Remedy), and the agent labels every step with one, in
+// the transcript and in the run's statistics.
 //
 // A Classifier checks in a fixed order, because a later check means
 // nothing when an earlier one fails (argument names of a call that does
@@ -13,8 +13,9 @@
 //  3. Does it parse? (InvalidJSON)
 //  4. Does the tool exist? (UnknownTool)
 //  5. Are the arguments right? (MissingArgument, then WrongType, then
-//     UnknownArgument; the last is loop's addition: the seed's Jackson
-//     check ignored extra arguments, loop's validator refuses them)
+//     UnknownArgument: loop's validator refuses an argument the schema
+//     does not declare, where a lenient JSON binding would drop it
+//     silently)
 //  6. Is it the previous step's call again? (Repeat)
 //  7. Does its path exist? (PathMissing: the tool's own error result)
 //  8. Otherwise OK.
@@ -29,6 +30,10 @@
 //
 // Classify labels the reply as the model wrote it: run it before the
 // repair step, so that a repaired call still counts as invalid JSON.
+//
+// The catalog and the remedies' words, example numbers included, come
+// from the project's specification (../shared/seeds); the tests compare
+// with them.
 package classify
 
 import (

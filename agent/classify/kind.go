@@ -1,8 +1,8 @@
 package classify
 
 // Kind names what is wrong with a reply. Its value is a short id for
-// transcripts and statistics; Remedy gives the seed's words for what the
-// agent does about it.
+// transcripts and statistics; Remedy says in a few words what the agent
+// does about it.
 type Kind string
 
 // The kinds, in the order Classify tries them.
@@ -34,5 +34,5 @@ var remedies = map[Kind]string{
 	TextOnly:        "accept, or check that work was verified",
 }
 
-// Remedy returns what the agent does about the kind, in the seed's words.
+// Remedy returns what the agent does about the kind, in a few words.
 func (k Kind) Remedy() string { return remedies[k] }

@@ -12,11 +12,12 @@ import (
 
 // Builtin suite names.
 const (
-	// SuiteSeed13 is seed 000 Example 13: seven scripted scenarios on a
-	// fake workspace, each with one failure of Example 1.
+	// SuiteSeed13 is seven scripted scenarios of one small bug fix on a
+	// fake workspace, each with one typical failure of a small model (a
+	// trailing comma, a cut-off call, a repeated read, ...).
 	SuiteSeed13 = "seed13"
-	// SuiteClassifier is seed 000 Example 1: eleven one-reply scenarios
-	// (the tenth repeats the ninth), one per failure kind, whose
+	// SuiteClassifier is eleven one-reply scenarios (the tenth repeats
+	// the ninth), one per failure kind of package classify, whose
 	// expected call is read_file of pom.xml.
 	SuiteClassifier = "classifier"
 )
@@ -49,7 +50,7 @@ func replies(texts ...string) Replies {
 	return out
 }
 
-// Seed13 returns the seven scenarios of seed 000 Example 13. The fake
+// Seed13 returns the seven scenarios of SuiteSeed13. The fake
 // workspace's read_file returns "int total() { return 27; }", edit_file
 // fixes the bug when it replaces "27", and the shell's tests pass only
 // after that. "repeats read_file" switches to an edit once the loop
@@ -80,8 +81,8 @@ func Seed13() *Suite {
 	}}
 }
 
-// Classifier returns the eleven replies of seed 000 Example 1 as
-// scenarios, in the seed's workspace (pom.xml and
+// Classifier returns the eleven replies of SuiteClassifier as scenarios,
+// in a small Maven workspace (pom.xml and
 // src/main/java/app/OrderService.java) with the task "Read pom.xml." and
 // the expected call read_file {"path": "pom.xml"}. Each scenario is one
 // reply, except the tenth (the ninth reply, then its repeat), followed by

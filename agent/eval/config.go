@@ -27,8 +27,9 @@ type Config struct {
 	Name string `json:"name"`
 
 	// NoGrammar asks the model to write calls without a grammar, so that
-	// its parse rate means something (seed 000 Example 9). Scripted
-	// models never have one; a live model's factory must honour it.
+	// its parse rate means something: under a grammar every call parses
+	// by construction. Scripted models never have one; a live model's
+	// factory must honour it.
 	NoGrammar bool `json:"no_grammar,omitempty"`
 	// NoRepair, NoRecover, Retries, NoLoopGuard, NoGate and NoForce are
 	// loop.Guards': the JSON repair, the recovery of calls outside the
@@ -52,11 +53,11 @@ type Config struct {
 	Temperature *float32 `json:"temperature,omitempty"`
 
 	// Tools is "" or "large" for tools.Default(), "small" for read_file,
-	// edit_file and shell only (seed 000 Example 7). A scenario with its
-	// own fake tools (seed13) keeps them.
+	// edit_file and shell only, fewer choices for the model to get wrong.
+	// A scenario with its own fake tools (seed13) keeps them.
 	Tools string `json:"tools,omitempty"`
-	// FewShot puts fewshot.Default() after the system prompt (seed 000
-	// Example 8).
+	// FewShot puts fewshot.Default() after the system prompt, where the
+	// prompt cache keeps them.
 	FewShot bool `json:"few_shot,omitempty"`
 	// Format is the call format: "" means the model's native one (the
 	// scenario's, for a script), "prompt" the prompt-based format that
@@ -85,9 +86,9 @@ func (c Config) Guards() loop.Guards {
 		NoLoopGuard: c.NoLoopGuard, NoGate: c.NoGate, NoForce: c.NoForce, NoPaths: c.NoPaths}
 }
 
-// builtins are the configurations of seed 000 Example 13, each adding
-// one technique to the one before, then loop's verification gate, then
-// loop's default agent.
+// builtins are the configurations that add one technique at a time, each
+// to the one before, so that a table shows what each adds; then loop's
+// verification gate, then loop's default agent.
 func builtins() []Config {
 	raw := Config{Name: "raw", NoRepair: true, NoRecover: true, Retries: -1, NoLoopGuard: true, NoGate: true, NoForce: true, NoPaths: true}
 	repair := raw
@@ -102,12 +103,13 @@ func builtins() []Config {
 }
 
 // Builtins returns the built-in configurations: raw, +repair, +retry,
-// +loop (seed 000 Example 13's four), +verify (with the gate), and full
-// (loop's default agent).
+// +loop (one technique added at a time), +verify (with the gate), and
+// full (loop's default agent).
 func Builtins() []Config { return builtins() }
 
-// SeedConfigs are the names of seed 000 Example 13's table and loop's
-// +verify column.
+// SeedConfigs are the names of the step-by-step configurations, in
+// order: the four of the reference table (see the package doc) and
+// loop's +verify.
 var SeedConfigs = []string{"raw", "+repair", "+retry", "+loop", "+verify"}
 
 // ParseConfig reads a configuration from JSON and checks it. Unknown

@@ -56,7 +56,7 @@ type Summary struct {
 	Usable     Rate `json:"usable"`
 	EditsFound Rate `json:"edits_found"`
 	// Grammar: some replies were written under a grammar, which parses by
-	// construction; the parse rates then say nothing (seed 000 Example 9).
+	// construction; the parse rates then say nothing about the model.
 	Grammar bool `json:"grammar,omitempty"`
 	// Requests is the model requests of all its runs.
 	Requests int `json:"requests"`
@@ -124,8 +124,9 @@ func (s *Summary) add(res Result) {
 	s.Requests += res.Requests
 }
 
-// Cell is the table's cell of a scenario under a configuration: the
-// seed-13 cell when every seed agrees, else the passes out of the seeds.
+// Cell is the table's cell of a scenario under a configuration: the one
+// run's cell (Result.Cell) when every seed agrees, else the passes out of
+// the seeds.
 func (r *Report) Cell(scenario, config string) string {
 	var cells []string
 	passed := 0
@@ -148,7 +149,7 @@ func (r *Report) Cell(scenario, config string) string {
 	return cells[0]
 }
 
-// Table is seed 000 Example 13's table: a row per scenario, a column per
+// Table is the comparison table: a row per scenario, a column per
 // configuration, and the pass-rate row; trailing spaces trimmed.
 func (r *Report) Table() string {
 	nameW := 24

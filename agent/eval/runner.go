@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"time"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
@@ -262,7 +262,7 @@ func checkPasses(ctx context.Context, command, dir string) bool {
 	return err == nil && code == 0
 }
 
-// Cell is the result as seed 000 Example 13's table writes it:
+// Cell is the result as a cell of Report.Table writes it:
 // PASS(requests) or FAIL:reason.
 func (r Result) Cell() string {
 	if r.Pass {

@@ -42,9 +42,9 @@ type Scenario struct {
 	Task string `json:"task"`
 	// Tools names the tool set: "" or "default" is tools.Default() on a
 	// real temporary workspace (the configuration may cut it to the small
-	// set); "seed13" is the fake workspace of seed 000 Example 13, where
-	// total() returns 27 until an edit replaces "27" and the tests pass
-	// only after it.
+	// set); "seed13" is the fake workspace of SuiteSeed13, where total()
+	// returns 27 until an edit replaces "27" and the tests pass only
+	// after it.
 	Tools string `json:"tools,omitempty"`
 	// Format is the call format of the scripted replies; "" means hermes.
 	Format string `json:"format,omitempty"`

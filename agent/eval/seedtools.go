@@ -8,9 +8,9 @@ import (
 	"github.com/loopagent/loop/agent/tools"
 )
 
-// seedTool is one tool of seed 000 Example 13's fake workspace: total()
-// returns 27 until an edit replaces "27", and the tests pass only after
-// it. Nothing touches the disk.
+// seedTool is one tool of SuiteSeed13's fake workspace: total() returns
+// 27 until an edit replaces "27", and the tests pass only after it.
+// Nothing touches the disk.
 type seedTool struct {
 	name, params string
 	ws           *seedWorkspace

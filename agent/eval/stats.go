@@ -7,8 +7,8 @@ import (
 	"github.com/loopagent/loop/internal/decimal"
 )
 
-// Z95 is the normal quantile of a two-sided 95% interval, as seed 000
-// Examples 9 and 12 write it.
+// Z95 is the normal quantile of a two-sided 95% interval, to seven
+// digits.
 const Z95 = 1.959964
 
 // Interval is a range of rates, both ends in [0, 1].
@@ -18,8 +18,9 @@ type Interval struct {
 }
 
 // Wilson returns the 95% Wilson score interval of k successes in n
-// trials (seed 000 Example 9), within [0, 1]. With n = 0 nothing is
-// known: [0, 1].
+// trials, within [0, 1]. Unlike the normal approximation it stays inside
+// [0, 1] and is honest near 0% and 100%, where agent pass rates often
+// are. With n = 0 nothing is known: [0, 1].
 func Wilson(k, n int) Interval {
 	if n <= 0 {
 		return Interval{0, 1}
@@ -59,8 +60,9 @@ func (r Rate) P() float64 {
 // Interval is the rate's 95% Wilson interval.
 func (r Rate) Interval() Interval { return Wilson(r.K, r.N) }
 
-// String writes the rate as seed 000 Example 9 prints it, in percent with
-// its interval: " 99.0% [96.4,  99.7]". A rate of nothing is "-".
+// String writes the rate in percent with its interval, in fixed widths
+// so that rates line up in a column: " 99.0% [96.4,  99.7]". A rate of
+// nothing is "-".
 func (r Rate) String() string {
 	if r.N == 0 {
 		return "-"
@@ -174,9 +176,10 @@ func (c Comparison) favoured() string {
 	return c.A
 }
 
-// Plan is the sample-size plan of seed 000 Example 9: the smallest number
-// of prompts per configuration, in steps of Step up to Max, at which the
-// Wilson intervals of the rates P1 and P2 no longer overlap.
+// Plan is a sample-size plan: the smallest number of prompts per
+// configuration, in steps of Step up to Max, at which the Wilson
+// intervals of the rates P1 and P2 no longer overlap, so that a
+// difference that large would be told from noise.
 type Plan struct {
 	// P1 and P2 are the two rates to tell apart, in [0, 1].
 	P1, P2 float64
@@ -201,7 +204,7 @@ func (p Plan) N() int {
 	return 0
 }
 
-// String is the plan's line as the seed prints it.
+// String is the plan's one-line answer: the rates and the prompts needed.
 func (p Plan) String() string {
 	n := p.N()
 	a, b := decimal.Fixed(100*p.P1, 0)+"%", decimal.Fixed(100*p.P2, 0)+"%"

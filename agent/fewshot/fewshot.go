@@ -1,9 +1,9 @@
 // Package fewshot handles few-shot examples: short demonstrations (a
 // question, the right call, its result, the answer) placed before the
-// real conversation, and their two costs (seed 000 Example 8). They cost
-// prompt tokens on every request unless they sit in the cached prefix,
-// after the system prompt and the tools, where they never change; and a
-// small model may copy their values instead of the user's.
+// real conversation, and their two costs. They cost prompt tokens on
+// every request unless they sit in the cached prefix, after the system
+// prompt and the tools, where they never change; and a small model may
+// copy their values instead of the user's.
 //
 //	shots := fewshot.Shots{{User: "Which Java version does the build use?",
 //		Call: readCall, Result: "1| plugins { id 'java' } ...", Answer: "Java 21."}}
@@ -99,10 +99,10 @@ func stringArgs(arguments string) map[string]string {
 	return out
 }
 
-// Default are the seed's two examples (seed 000 Example 8), with loop's
-// tool names: a read_file of "example/build.gradle" and a shell run of
-// "mvn -q test". Their values exist in no real workspace, so a copied one
-// fails fast, and the copy check catches it first.
+// Default are two examples with loop's tool names: a read_file of
+// "example/build.gradle" and a shell run of "mvn -q test". Their values
+// exist in no real workspace, so a copied one fails fast, and the copy
+// check catches it first.
 func Default() Shots {
 	return Shots{
 		{User: "Which Java version does the build use?",

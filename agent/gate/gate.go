@@ -1,7 +1,7 @@
 // Package gate is the agent's verification gate. A small model often
-// claims that the tests pass without having run them (seed 000 Example 1,
-// reply 11; Example 13, "answers before testing"). No format technique
-// catches that; the gate does: a final answer that comes after an edit,
+// claims that the tests pass without having run them, or answers before
+// testing at all. No format technique catches that, since the claim is
+// well-formed text; the gate does: a final answer that comes after an edit,
 // with no successful check command since, is not accepted. The agent asks
 // once for verification; if the answer comes again unverified, the run
 // ends as "unverified". A task that asks for a change (WantsChange: "Fix

@@ -1,6 +1,6 @@
 // Package instructions loads a project's instruction files, the Markdown
 // files in which a project tells agents its rules: the build command, the
-// language version, the conventions (seed 002 Example 8).
+// language version, the conventions.
 //
 // In each directory from the workspace root down to the working
 // directory, the first of Names that exists is loaded: AGENTS.md, then

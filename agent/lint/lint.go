@@ -1,7 +1,8 @@
-// Package lint checks a tool set before a model sees it: the tool linter
-// of seed 000 Example 7 and, on request, the schema rules of seed 003.
-// Every tool costs prompt tokens on every request, and every unclear
-// description or pair of similar tools is a wrong call waiting to happen.
+// Package lint checks a tool set before a model sees it: rules for clear,
+// simple tools and, on request, rules for schemas that llama.cpp's
+// grammar handles badly. Every tool costs prompt tokens on every request,
+// and every unclear description or pair of similar tools is a wrong call
+// waiting to happen.
 //
 //	tools, err := chat.ParseTools(data) // an OpenAI tools array
 //	findings := lint.Linter{Schema: true}.Lint(tools)
@@ -11,18 +12,31 @@
 //		fmt.Println(" ", f) // "read_file.path: no description"
 //	}
 //
-// The rules of seed 000 Example 7, per tool in order:
+// The model learns a tool only from its name, description and schema, so
+// the rules are, per tool in order:
 //
-//   - a description shorter than MinDescription characters;
-//   - per parameter, in the schema's order: no description, and a nested
-//     object;
-//   - more than MaxOptional optional parameters;
-//   - the same verb (the name up to its first "_") as an earlier tool.
+//   - a description shorter than MinDescription characters, which leaves
+//     the model guessing what the tool returns;
+//   - per parameter, in the schema's order: no description (is start a
+//     line or a byte offset, from 0 or 1?), and a nested object, more
+//     structure to get wrong than flat strings;
+//   - more than MaxOptional optional parameters, which invite the model to
+//     invent values;
+//   - the same verb (the name up to its first "_") as an earlier tool: two
+//     tools that do nearly the same thing force a choice the descriptions
+//     do not inform.
 //
-// With Schema, seed 003's rules follow, for schemas that break or weaken
-// llama.cpp's grammar: required parameters listed before optional ones, at
-// least one parameter, and required strings that cannot be empty
-// (minLength 1 or more).
+// With Schema, rules follow for schemas that break or weaken llama.cpp's
+// grammar (one grammar covers all the tools, so one bad schema can break
+// every tool): required parameters listed before optional ones (a
+// llama.cpp bug dropped a field in such a mixed order without a warning),
+// at least one parameter (an empty object schema has made an invalid
+// grammar), and required strings that cannot be empty (minLength 1 or
+// more), since otherwise the grammar lets the model send "" for an
+// argument the tool needs.
+//
+// The rules, thresholds and wording come from the project's specification
+// (../shared/seeds); the tests compare with it.
 package lint
 
 import (
@@ -44,9 +58,9 @@ const (
 	NestedObject     Rule = "nested_object"     // a parameter of type object
 	ManyOptional     Rule = "many_optional"     // too many optional parameters
 	SameVerb         Rule = "same_verb"         // the verb of an earlier tool
-	RequiredLate     Rule = "required_late"     // seed 003: a required parameter after an optional one
-	NoParameters     Rule = "no_parameters"     // seed 003: no parameter at all
-	EmptyString      Rule = "empty_string"      // seed 003: a required string that may be ""
+	RequiredLate     Rule = "required_late"     // a required parameter after an optional one (Schema)
+	NoParameters     Rule = "no_parameters"     // no parameter at all (Schema)
+	EmptyString      Rule = "empty_string"      // a required string that may be "" (Schema)
 )
 
 // Finding is one problem of one tool or parameter.
@@ -57,7 +71,7 @@ type Finding struct {
 	Message string `json:"message"` // "no description"
 }
 
-// String prints the finding as the seed does: "read_file.path: no
+// String prints the finding as tool.param: message, "read_file.path: no
 // description".
 func (f Finding) String() string {
 	if f.Param == "" {
@@ -66,8 +80,8 @@ func (f Finding) String() string {
 	return f.Tool + "." + f.Param + ": " + f.Message
 }
 
-// Linter checks tool sets. The zero value applies seed 000 Example 7's
-// rules with its thresholds.
+// Linter checks tool sets. The zero value applies the base rules with
+// their default thresholds.
 type Linter struct {
 	// MinDescription is the shortest description, in characters, that
 	// passes; 0 means 25.
@@ -75,7 +89,7 @@ type Linter struct {
 	// MaxOptional is the most optional parameters a tool may have; 0
 	// means 2.
 	MaxOptional int
-	// Schema adds seed 003's schema rules.
+	// Schema adds the schema rules.
 	Schema bool
 }
 
@@ -117,7 +131,7 @@ func (l Linter) Lint(tools []chat.Tool) []Finding {
 	return out
 }
 
-// schemaFindings applies seed 003's rules to one tool.
+// schemaFindings applies the schema rules to one tool.
 func schemaFindings(name string, s toolDef) []Finding {
 	var out []Finding
 	add := func(param string, rule Rule, format string, args ...any) {
@@ -154,12 +168,13 @@ func orDefault(v, def int) int {
 type Size struct {
 	Tools  int `json:"tools"`
 	Chars  int `json:"chars"`  // the tools' JSON, joined by commas
-	Tokens int `json:"tokens"` // Chars / 4, the seed's estimate
+	Tokens int `json:"tokens"` // Chars / 4, a rough estimate that needs no tokenizer
 }
 
-// Measure returns the size of tools as the seed measures it: the
-// characters of their JSON as written, joined by commas (the array
-// without its brackets), and a quarter of that in tokens.
+// Measure returns the size of tools: the characters of their JSON as
+// written, joined by commas (the array without its brackets), and a
+// quarter of that in tokens, so that two tool sets compare without a
+// model.
 func Measure(tools []chat.Tool) Size {
 	chars := max(len(tools)-1, 0)
 	for _, t := range tools {
@@ -168,8 +183,8 @@ func Measure(tools []chat.Tool) Size {
 	return Size{Tools: len(tools), Chars: chars, Tokens: chars / 4}
 }
 
-// String prints the size as the seed does: "8 tools, 1821 characters
-// (about 455 tokens at 4 characters per token)".
+// String prints the size: "8 tools, 1821 characters (about 455 tokens at
+// 4 characters per token)".
 func (s Size) String() string {
 	return fmt.Sprintf("%d tools, %d characters (about %d tokens at 4 characters per token)", s.Tools, s.Chars, s.Tokens)
 }

@@ -40,13 +40,14 @@ type promptTokens struct {
 }
 
 // tokenize is Tokenize, made incremental for an agent's prompts, each of
-// which extends the last (seed 002 Example 11). llama.cpp splits a prompt
-// at its special tokens before it runs BPE on the pieces between them, so
-// the tokens up to the last special token that the new prompt shares with
-// the last one are the same; only the text after it is tokenized. An
-// identical prompt (counted by PromptTokens just before Complete) costs
-// nothing. Tokenizing the whole prompt of an agent step grows with the
-// conversation (about 20 ms for 2,500 tokens on 2 busy cores).
+// which extends the last as the conversation grows at its end. llama.cpp
+// splits a prompt at its special tokens before it runs BPE on the pieces
+// between them, so the tokens up to the last special token that the new
+// prompt shares with the last one are the same; only the text after it is
+// tokenized. An identical prompt (counted by PromptTokens just before
+// Complete) costs nothing. Tokenizing the whole prompt of an agent step
+// would cost time that grows with the conversation
+// (BenchmarkTokenizePrompt measures it).
 func (c *Client) tokenize(prompt string) ([]llama.Token, error) {
 	text := trimAdded(c.model, prompt)
 	last := &c.last

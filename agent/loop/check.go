@@ -228,9 +228,9 @@ func (t turn) errorFor() string {
 	return strings.Join(parts, "\n")
 }
 
-// classify labels the reply as the model wrote it, before repair, with the
-// failure classifier of seed 000 Example 1, for the transcript and the
-// run's statistics.
+// classify labels the reply as the model wrote it, before repair, with
+// package classify's failure kinds, for the transcript and the run's
+// statistics.
 func (a *Agent) classify(t turn) {
 	c := classify.Classifier{Format: t.resp.Calls, Validator: a.validator, Exists: a.exists}
 	parsed := t.resp.Parsed

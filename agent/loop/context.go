@@ -126,7 +126,8 @@ func (a *Agent) compacted(c window.Compaction) {
 
 // Summarizer returns a window.Summarizer that asks m itself for the
 // summary, with the prose preset and at most maxTokens tokens: the model
-// that ran the turns summarizes them (seed 002 Example 6).
+// that ran the turns summarizes them, so that no second model has to be
+// loaded.
 func Summarizer(m model.Model, maxTokens int) window.Summarizer {
 	return func(ctx context.Context, prompt string) (string, error) {
 		resp, err := m.Complete(ctx, model.Request{Messages: []chat.Message{{Role: "user", Content: prompt}},

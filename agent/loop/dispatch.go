@@ -22,8 +22,8 @@ type result struct {
 
 // dispatch runs the calls of a reply. Consecutive read-only calls run side
 // by side; the results come back in call order, whatever order they
-// finished in (seed 004 Example 8: a template without ids pairs results
-// with calls by position).
+// finished in, because a template without call ids pairs results with
+// calls by position.
 func (a *Agent) dispatch(ctx context.Context, calls []chat.ToolCall) []result {
 	out := make([]result, len(calls))
 	for i := 0; i < len(calls); {

@@ -1,9 +1,11 @@
-// Package loopguard notices a model that repeats itself (seed 000
-// Example 11). A Detector compares the steps of a run by signature: the
-// tool name, the arguments as canonical JSON (keys sorted, no white
-// space), and a hash of the result. The result is what separates a loop
-// from progress: the same test command with 3, then 1, then 0 failures is
-// three different steps.
+// Package loopguard notices a model that repeats itself: a small model
+// that does not understand a result often makes the same call again, and
+// each repeat costs a request and adds the same result to the context. A
+// Detector compares the steps of a run by signature: the tool name, the
+// arguments as canonical JSON (keys sorted, no white space), and a hash
+// of the result. The result is what separates a loop from progress: the
+// same test command with 3, then 1, then 0 failures is three different
+// steps.
 //
 // Feed it every executed call with its result, in order:
 //
@@ -38,7 +40,8 @@ import (
 )
 
 // Note is what the agent adds to a result that Check answered Warn for
-// repeated or cycling calls (the seed's words).
+// repeated or cycling calls: it says what the model did and what to do
+// instead.
 const Note = "This call repeats earlier calls with the same arguments and results. Change the approach or answer."
 
 // NoteSameResult is the note for calls of one tool that keep getting the
@@ -66,7 +69,8 @@ func (v Verdict) String() string {
 }
 
 // Detector finds loops in the steps of one run. The zero value uses the
-// seed's thresholds; a negative threshold turns its check off.
+// default thresholds given on each field; a negative threshold turns its
+// check off.
 type Detector struct {
 	// Repeats is how many identical steps in a row are a loop; 0 means 3.
 	Repeats int

@@ -7,7 +7,7 @@
 // command line), and Script replays texts that a model "wrote", through
 // the same stream parser and validator of a chosen call format, so that
 // the agent's loop and guards can be tested and measured without a model,
-// the way the seeds' Java programs measure them:
+// with the same result on every run:
 //
 //	script, _ := model.NewScript("hermes", []model.Reply{{Text: "<tool_call>\n{...}\n</tool_call>"}})
 //	resp, err := script.Complete(ctx, model.Request{Messages: msgs, Tools: tools})

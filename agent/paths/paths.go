@@ -1,9 +1,9 @@
 // Package paths narrows the file arguments of the call grammar to what
-// the workspace holds. read_file's and edit_file's path
-// (tools.FileArgs) become an enum of the workspace's files, as seed 000's
-// configuration 4 writes "enum": ["pom.xml", "src/Main.java"] by hand: a
-// small model cannot read or edit a file it made up, because every token
-// that would leave the list has no path through the grammar. And
+// the workspace holds. read_file's and edit_file's path (tools.FileArgs)
+// become an enum of the workspace's files, as one would write "enum":
+// ["pom.xml", "src/Main.java"] into the schema by hand: a small model
+// cannot read or edit a file it made up, because every token that would
+// leave the list has no path through the grammar. And
 // edit_file's old_string (tools.FileTextArgs), in a file the conversation
 // has read, must be text the file holds now (grammar.SubstringOf): an edit
 // whose old_string is not in the file, the commonest failure of small

@@ -1,6 +1,6 @@
 // Package repair fixes the tool calls a small model almost got right,
-// without asking it again: the syntax repairs of seed 000 Example 4, and
-// the recovery of calls written outside the format's tags.
+// without asking it again: JSON syntax repairs, and the recovery of calls
+// written outside the format's tags.
 //
 // # JSON repair
 //
@@ -71,4 +71,7 @@
 // parse cases of llama.cpp's tests (14 without recovery): it differs on
 // the mention above and on two stream snapshots of unfinished text, a
 // cut-off call and a held-back closing fence (TestLlamaCppHermes).
+//
+// The repairs' names and results follow the project's specification
+// (../shared/seeds); the tests compare with it.
 package repair

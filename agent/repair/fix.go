@@ -36,8 +36,8 @@ type Fix struct {
 	// Call is the call as it will run (or would have, when refused). Its
 	// ID is empty: assign one with the format's NewID.
 	Call chat.ToolCall `json:"call"`
-	// Repairs are the JSON repairs it needed, in seed 000 Example 4's
-	// words (TrailingComma, ...).
+	// Repairs are the JSON repairs it needed, by their names
+	// (TrailingComma, ...).
 	Repairs []string `json:"repairs,omitempty"`
 	// Refused says why the call was not taken: "truncated", "not a JSON
 	// object", "written after text: a mention, not a call", or the Check's

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The repairs the JSON repair names, in seed 000 Example 4's words.
+// The repairs the JSON repair names, in the words a report prints.
 const (
 	TrailingComma = "trailing comma"
 	SingleQuotes  = "single quotes"
@@ -25,9 +25,9 @@ var pythonLiterals = map[string]string{"True": "true", "False": "false", "None":
 // validEscapes are the characters JSON allows after a backslash.
 const validEscapes = `"\/bfnrtu`
 
-// scanner is one pass over an object: the state of seed 000 Example 4's
-// scan (inside a string and which quote opened it, the open brackets, the
-// repairs made) and where the object ended.
+// scanner is one pass over an object: the state of the scan (inside a
+// string and which quote opened it, the open brackets, the repairs made)
+// and where the object ended.
 type scanner struct {
 	text      string
 	out       strings.Builder
@@ -151,7 +151,8 @@ func (s *scanner) close(c byte) bool {
 
 // closeTruncated ends an object the text cut off: it closes the string,
 // drops a trailing comma, gives a dangling key null, and closes the
-// brackets, as the seed does.
+// brackets, so that the text parses and can be reported; its call is
+// still refused, since its end was invented.
 func (s *scanner) closeTruncated() {
 	if s.quote == 0 && len(s.open) == 0 {
 		return
@@ -178,8 +179,8 @@ func closer(open byte) byte {
 }
 
 // pythonWord returns True, False or None when one of them starts at
-// text[i] as a whole word, else "". (The seed also replaced them inside
-// longer words; a word boundary keeps an unquoted identifier whole.)
+// text[i] as a whole word, else "": replacing them inside longer words
+// would break an unquoted identifier such as TrueColor.
 func pythonWord(text string, i int) string {
 	if i > 0 && isIdent(text[i-1]) {
 		return ""

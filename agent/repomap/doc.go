@@ -1,8 +1,8 @@
 // Package repomap builds a repository map: a short listing of a
 // repository's files and their declarations that the agent puts in the
 // prompt, so that the model knows where to look without reading
-// directories and whole files to find out (seed 002 Example 7). It works
-// like a book's table of contents.
+// directories and whole files to find out, which costs steps and context.
+// It works like a book's table of contents.
 //
 //	m, err := repomap.Scan(root, repomap.Options{Tokens: 1024, Counter: tok, Mentioned: []string{"order/total.go"}})
 //	prompt += m.Text
@@ -11,8 +11,10 @@
 // receivers, types, exported constants and variables); Java, Python,
 // JavaScript, TypeScript, Rust and C are read with regular expressions,
 // a documented fallback for the tree-sitter grammars that a pure-Go
-// package cannot use (see regex.go). Java uses seed 002 Example 7's own
-// patterns.
+// package cannot use (see regex.go). Java's patterns are ported from the
+// Java regular expressions of the project's specification
+// (../shared/seeds), so that its map of a Java repository matches the one
+// printed there; the tests compare them.
 //
 // Ranking: once a repository is larger than the budget, which files the
 // map lists matters more than how they are read. Rank builds a graph with

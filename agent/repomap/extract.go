@@ -85,7 +85,7 @@ const scanWindow = 1000
 // scanLines tries re, anchored, at the start of every line of src that
 // the last accepted match did not cover, as Java's Matcher.find does with
 // a ^ pattern in MULTILINE mode. accept rejects a match in code, which is
-// how the lookaheads and possessive quantifiers of the seed's Java
+// how the lookaheads and possessive quantifiers of the ported Java
 // patterns, which RE2 lacks, are written here: a rejected match lets the
 // next line start be tried.
 func scanLines(src string, re *regexp.Regexp, accept func(src string, m []int) bool, emit func(m []int)) {

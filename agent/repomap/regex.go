@@ -11,11 +11,11 @@ import (
 // (github.com/tree-sitter/go-tree-sitter, github.com/smacker/go-tree-sitter)
 // use cgo, which only llama/ may, and the pure-Go port on the module proxy
 // is not to be used (part of it is not open source). Each pattern finds a
-// declaration's header at the start of a line; like the seed's, they miss
-// what a parser would catch (annotations on their own line, generic
-// methods with <T> before the return type, constructors, declarations
-// split over lines in odd places), which is the price of a map with no
-// parser: a table of contents, not a compiler.
+// declaration's header at the start of a line; like any line pattern,
+// they miss what a parser would catch (annotations on their own line,
+// generic methods with <T> before the return type, constructors,
+// declarations split over lines in odd places), which is the price of a
+// map with no parser: a table of contents, not a compiler.
 var extractors = map[string]func(src string) []Decl{
 	"java":       extractJava,
 	"python":     extractPython,
@@ -25,13 +25,14 @@ var extractors = map[string]func(src string) []Decl{
 	"c":          extractC,
 }
 
-// Java: the patterns of seed 002 Example 7. javaType is a type
-// declaration, its record components in group 3. javaMethod is a
-// non-private method header ending in { or ; (interface methods end in
-// ;). The seed's negative lookahead (no private, class, interface,
-// record, enum, return or new where the return type goes) and its
-// possessive modifier group (a modifier is never taken back as the return
-// type, so a constructor does not match) are checks in javaMethodOK.
+// Java: the patterns ported from Java regular expressions (see the
+// package doc). javaType is a type declaration, its record components in
+// group 3. javaMethod is a non-private method header ending in { or ;
+// (interface methods end in ;). The originals' negative lookahead (no
+// private, class, interface, record, enum, return or new where the return
+// type goes) and possessive modifier group (a modifier is never taken
+// back as the return type, so a constructor does not match) are checks in
+// javaMethodOK, since RE2 has neither.
 var (
 	javaType = regexp.MustCompile(`\A\s*(?:(?:public|protected|private|static|final|abstract|sealed)\s+)*` +
 		`(class|interface|record|enum)\s+(\w+)(\([^)]*\))?`)

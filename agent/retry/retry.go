@@ -1,8 +1,8 @@
 // Package retry writes what goes back to the model after its call failed
-// validation (seed 000 Example 5): the tool result of the failed call,
-// marked as an error, that names what is wrong, the shape to send, and
-// what to do next. A bare "invalid arguments" leaves the model guessing;
-// this text has everything the corrected call needs.
+// validation: the tool result of the failed call, marked as an error, that
+// names what is wrong, the shape to send, and what to do next. A bare
+// "invalid arguments" leaves the model guessing; this text has everything
+// the corrected call needs.
 //
 //	violations := validator.Validate(chat.Reply{Calls: calls})
 //	// per failed call i, with its own violations:
@@ -13,6 +13,9 @@
 //
 // The retry budget, and whether the failed attempt stays in the history,
 // are the agent loop's business.
+//
+// The wording follows the project's specification (../shared/seeds); the
+// tests compare with it line for line.
 package retry
 
 import (
@@ -57,11 +60,12 @@ var mustBe = regexp.MustCompile(`^argument '([^']*)' must be (.*)$`)
 // quoted finds the argument a message names.
 var quoted = regexp.MustCompile(`'([^']*)'`)
 
-// Problems words a call's violations as seed 000 Example 5 prints them:
-// the missing required arguments first, then the others in the order the
-// model wrote the arguments; a type error says what arrived ("'path' must
-// be a string, got 7"). Checks that are not about the model's arguments
-// (ids, finish_reason) are left out.
+// Problems words a call's violations for the model: the missing required
+// arguments first, since the corrected call cannot do without them, then
+// the others in the order the model wrote the arguments; a type error
+// says what arrived ("'path' must be a string, got 7"), so the model sees
+// its own mistake. Checks that are not about the model's arguments (ids,
+// finish_reason) are left out: the model cannot fix them.
 func Problems(call chat.ToolCall, violations []chat.Violation) []string {
 	order := argumentOrder(call.Function.Arguments)
 	type problem struct {
@@ -99,9 +103,9 @@ func Problems(call chat.ToolCall, violations []chat.Violation) []string {
 	return texts
 }
 
-// Shape returns the arguments a tool expects, as the seed writes them:
-// each required parameter with a placeholder of its description (or its
-// name), quoted for strings: {"path": "<file path>"}.
+// Shape returns the arguments a tool expects: each required parameter
+// with a placeholder of its description (or its name), quoted for
+// strings: {"path": "<file path>"}.
 func Shape(tool chat.Tool) string {
 	var schema struct {
 		Properties json.RawMessage `json:"properties"`

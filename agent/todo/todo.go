@@ -1,8 +1,8 @@
-// Package todo is the logic of the todos tool (seed 002 Example 9): the
-// model keeps its plan in the conversation by sending the complete list
-// on every call; the tool checks it, stores it and answers with it
-// rendered, so that the latest result always holds the whole plan, even
-// after older results are compacted away.
+// Package todo is the logic of the todos tool: the model keeps its plan
+// in the conversation by sending the complete list on every call; the
+// tool checks it, stores it and answers with it rendered, so that the
+// latest result always holds the whole plan, even after older results are
+// compacted away.
 //
 //	var list todo.List
 //	text, ok := list.Call(`{"todos":[{"content":"Run the tests","status":"in_progress","active_form":"Running the tests"}]}`)

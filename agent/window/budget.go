@@ -7,7 +7,7 @@ import (
 	"github.com/loopagent/loop/internal/decimal"
 )
 
-// Budget splits a context window, in tokens (seed 002 Example 1):
+// Budget splits a context window, in tokens:
 //
 //	history = window - (system + tools + instructions + repo map) - reserve
 //
@@ -66,8 +66,8 @@ func (b Budget) Steps(stepCost int) int {
 	return b.History() / stepCost
 }
 
-// WriteBudgets prints budgets as the table of seed 002 Example 1, steps
-// counted at stepCost tokens each.
+// WriteBudgets prints budgets as a table, a row per budget, with the
+// agent steps the history holds at stepCost tokens each.
 func WriteBudgets(w io.Writer, budgets []Budget, stepCost int) error {
 	if _, err := fmt.Fprintln(w, "window  fixed  reserve  history  history%  steps"); err != nil {
 		return err

@@ -20,10 +20,10 @@ type ToolCounter interface {
 	CountTool(text string) int
 }
 
-// Estimate is the character-based estimate of seed 002 Example 2, for when
-// no tokenizer is at hand: ceil(chars / 4) for prose and code, and the
-// conservative ceil(chars / 3) for tool output (JSON, logs, paths and
-// hashes, where four characters per token errs low by 17 to 75 percent).
+// Estimate is a character-based estimate, for when no tokenizer is at
+// hand: ceil(chars / 4) for prose and code, and the conservative
+// ceil(chars / 3) for tool output (JSON, logs, paths and hashes, where
+// four characters per token errs low by 17 to 75 percent).
 // Characters are Unicode code points.
 type Estimate struct {
 	// CharsPerToken is the ratio for text; 0 means 4.

@@ -1,6 +1,5 @@
 // Package window decides which tokens go into each request of a coding
-// agent, so that a long session never overflows a small context window
-// (seed 002, "Context Engineering for Coding Agents").
+// agent, so that a long session never overflows a small context window.
 //
 // # Budget
 //
@@ -51,4 +50,8 @@
 // prompt extends the one before and the engine reuses its KV cache up to
 // the new messages. Keep changing data (times, counters) out of the
 // system message: put it in the newest message.
+//
+// The tables that WriteBudgets, WriteStrategies and WriteTriggers print
+// come from the project's specification (../shared/seeds); the tests
+// compare with them.
 package window

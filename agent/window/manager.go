@@ -70,13 +70,12 @@ type Config struct {
 	Pinned int
 }
 
-// Manager owns an agent's history between the loop and the model (seed
-// 002 Example 14): it caps tool results when they are added, checks the
-// call/result pairs after every change and before every request, and
-// compacts when the prompt passes the trigger. Between compactions the
-// history only grows at its end, so each prompt extends the last one and
-// the engine reuses its KV cache. A Manager is not safe for concurrent
-// use.
+// Manager owns an agent's history between the loop and the model: it caps
+// tool results when they are added, checks the call/result pairs after
+// every change and before every request, and compacts when the prompt
+// passes the trigger. Between compactions the history only grows at its
+// end, so each prompt extends the last one and the engine reuses its KV
+// cache. A Manager is not safe for concurrent use.
 type Manager struct {
 	cfg     Config
 	history []chat.Message

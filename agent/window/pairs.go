@@ -8,11 +8,11 @@ import (
 	"github.com/loopagent/loop/agent/chat"
 )
 
-// PairError is a history whose tool calls and results do not pair up
-// (seed 002 Example 4). Chat templates expect every result to follow the
-// assistant message that made its call; an orphan result makes strict
-// templates fail and shows the model an answer to a question it never
-// asked. An orphan in the manager's history is a bug.
+// PairError is a history whose tool calls and results do not pair up.
+// Chat templates expect every result to follow the assistant message that
+// made its call; an orphan result makes strict templates fail and shows
+// the model an answer to a question it never asked. An orphan in the
+// manager's history is a bug.
 type PairError struct {
 	// Index is the message where the break was found.
 	Index int
@@ -114,9 +114,10 @@ func (c CutAt) CanCut(m chat.Message) bool {
 	return m.Role == "user" || (c == AtAssistant && m.Role == "assistant")
 }
 
-// Shape writes a history in the notation of seed 002 Example 4: S for a
-// system message, U for a user message, A for an assistant message (with
-// the ids of its calls, A[c2, c3]) and T(c1) for the result of c1.
+// Shape writes a history in a short notation that shows its pairing at a
+// glance, for test failures: S for a system message, U for a user
+// message, A for an assistant message (with the ids of its calls,
+// A[c2, c3]) and T(c1) for the result of c1.
 func Shape(msgs []chat.Message) string {
 	out := make([]string, len(msgs))
 	for i, m := range msgs {

@@ -54,8 +54,10 @@ type Caps struct {
 	Policies map[string]Policy
 	// Within makes Chars a bound on the whole result, the marker included:
 	// the result is cut to exactly Chars characters where the policy
-	// allows (seed 000 Example 10's "cut each tool result to 1,200
-	// characters"). By default the marker comes on top, as in seed 002.
+	// allows, for a cap that must hold on the history's size ("cut each
+	// tool result to 1,200 characters"). By default the marker comes on
+	// top of the Chars kept, so that Chars is what the model sees of the
+	// tool's own output.
 	Within bool
 	// Errors cuts the output of a failed command to its error lines
 	// before the policy applies (ErrorFilter).

@@ -7,10 +7,10 @@ import (
 	"github.com/loopagent/loop/internal/decimal"
 )
 
-// Reuse compares two consecutive rendered prompts (seed 002 Example 12).
-// The engine reuses its KV cache up to the first token that differs, so
-// the shared prefix predicts, in characters, how much of the second
-// request is read from the cache and how much is computed again.
+// Reuse compares two consecutive rendered prompts. The engine reuses its
+// KV cache up to the first token that differs, so the shared prefix
+// predicts, in characters, how much of the second request is read from
+// the cache and how much is computed again.
 type Reuse struct {
 	// First and Second are the prompts' lengths, Shared their common
 	// prefix, in characters.

@@ -69,8 +69,8 @@ func DefaultClassify(call chat.FunctionCall) Effect {
 
 // StaleStub is the text that replaces a stale result: short, and it says
 // what was there and why it went. A read's stub names the file, a
-// command's the command line; both are 60 characters for the session of
-// seed 000 Example 10 (OrderService.java, mvn test).
+// command's the command line; for a short name such as OrderService.java
+// or mvn test, either is about 60 characters.
 func StaleStub(e Effect, by Effect) string {
 	if e.Kind == Command {
 		return "[earlier output of `" + e.Target + "` removed; a newer run is below]"
@@ -81,13 +81,13 @@ func StaleStub(e Effect, by Effect) string {
 	return "[earlier read of " + e.Target + " removed; file read again]"
 }
 
-// StubStale replaces stale results with stubs (seed 000 Example 10): a
-// read of a file that a later call edits or reads again, and the output
-// of a command that runs again later. A stale result is also wrong
-// information: after an edit the old content no longer exists, and a
-// model that sees both versions may edit against the old one. The call
-// stays, so the step is still on record. A stub longer than its result
-// is not used. It returns a new slice and the number of results stubbed.
+// StubStale replaces stale results with stubs: a read of a file that a
+// later call edits or reads again, and the output of a command that runs
+// again later. A stale result is also wrong information: after an edit
+// the old content no longer exists, and a model that sees both versions
+// may edit against the old one. The call stays, so the step is still on
+// record. A stub longer than its result is not used. It returns a new
+// slice and the number of results stubbed.
 //
 // Stubbing edits the middle of the history, which costs the prompt cache
 // everything after the first stub: the manager does it when it compacts,

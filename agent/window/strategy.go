@@ -14,7 +14,7 @@ const (
 	SearchDirect   Search = "direct"
 )
 
-// Strategy is the set of window-derived settings of seed 002 Example 13.
+// Strategy is the set of settings derived from a context window's size.
 // Each field comes from one rule, stated on the field; Plan computes them.
 // They are starting points for measurement, not constants.
 type Strategy struct {
@@ -80,7 +80,8 @@ func ReserveFor(window int) int { return max(1024, window/8) }
 // min(1024, window / 16), Aider's default at most.
 func RepoMapTokens(window int) int { return min(1024, window/16) }
 
-// WriteStrategies prints strategies as the table of seed 002 Example 13.
+// WriteStrategies prints strategies as a table, a row per window, as
+// `loop context-plan` shows them.
 func WriteStrategies(w io.Writer, plans []Strategy) error {
 	if _, err := fmt.Fprintln(w, "window  reserve  tool-cap  read-lines  repo-map  keep-recent  compact-at  search"); err != nil {
 		return err

@@ -40,8 +40,8 @@ func (o OpenHands) KeepLast() int { return o.MaxSize/2 - o.KeepFirst - 1 }
 // Kept is the number of events after condensing.
 func (o OpenHands) Kept() int { return o.KeepFirst + 1 + o.KeepLast() }
 
-// WriteTriggers prints the triggers of seed 002 Example 6 for each window,
-// then the OpenHands event rule.
+// WriteTriggers prints the token triggers above (loop's, Pi's, Crush's)
+// for each window, then the OpenHands event rule.
 func WriteTriggers(w io.Writer, windows []int, oh OpenHands) error {
 	show := func(t int) string {
 		if t <= 0 {

@@ -6,14 +6,14 @@ import (
 	"unicode/utf8"
 )
 
-// The truncation policies of seed 002 Example 3. Each cuts a text that is
-// over its limit and puts a marker where it cut, saying how much is
-// missing, so that the model can ask for the rest (a read with an offset,
-// a command piped through grep) instead of guessing. Characters are
-// Unicode code points, so a cut never splits one. The limits count the
-// kept text; the marker comes on top, as in the seed (TruncateHeadTail of
-// a 1,331-character log to 160 characters gives 178), except with
-// Truncation.Within.
+// The truncation policies. Each cuts a text that is over its limit and
+// puts a marker where it cut, saying how much is missing, so that the
+// model can ask for the rest (a read with an offset, a command piped
+// through grep) instead of guessing. Characters are Unicode code points,
+// so a cut never splits one. The limits count the kept text, and the
+// marker comes on top (TruncateHeadTail of a 1,331-character log to 160
+// characters gives 178), so that a limit says how much of the tool's own
+// output the model sees; Truncation.Within bounds the whole result instead.
 
 // TruncateHead keeps the first max characters.
 func TruncateHead(s string, max int) string {

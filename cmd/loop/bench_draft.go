@@ -44,7 +44,7 @@ func editPrompt() string {
 // from a random or small model, the reply repeats next to nothing, so
 // prompt lookup finds little to draft and what it drafts fails. The rows
 // text-tgN and text-tgN+draftK show what drafting costs where it does not
-// pay (issue 14's floor: no slower than 0.98x).
+// pay; the bar is no slower than 0.98x of plain decoding.
 const textPrompt = "Write a short story about a lighthouse keeper who finds a message in a bottle. " +
 	"Describe the weather, the sea and the keeper's thoughts, in plain words.\n\n"
 

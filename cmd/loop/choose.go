@@ -28,10 +28,11 @@ type chooseReport struct {
 	Ranked      []string           `json:"ranked"`
 }
 
-// runChoose is `loop choose FILE.gguf...`: seed 000 Example 12 on real
-// files. Each candidate's memory at the context, trained context and
-// template tool support come from its metadata; --passed or --eval (a
-// `loop eval --json` report) adds eval results, which rank the kept ones.
+// runChoose is `loop choose FILE.gguf...`: package choose's hard
+// constraints and ranking on real files. Each candidate's memory at the
+// context, trained context and template tool support come from its
+// metadata; --passed or --eval (a `loop eval --json` report) adds eval
+// results, which rank the kept ones.
 func runChoose(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	var f chooseFlags
 	fs := newFlagSet("choose", stderr)

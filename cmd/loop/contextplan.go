@@ -31,8 +31,9 @@ type triggerRow struct {
 	Scaled int `json:"scaled"`
 }
 
-// runContextPlan prints the window strategies of seed 002 Example 13 for
-// each window, and with --triggers the compaction triggers of Example 6.
+// runContextPlan prints the settings that package window derives for
+// each window (window.Plan), and with --triggers the compaction triggers
+// of Pi, Crush and loop.
 func runContextPlan(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	var f contextPlanFlags
 	fs := newFlagSet("context-plan", stderr)

@@ -51,8 +51,9 @@ func (f *evalFlags) registerAll(fs *pflag.FlagSet) {
 }
 
 // runEval is `loop eval`: scenarios against configurations of the agent,
-// with the table of seed 000 Example 13, rates with Wilson intervals and
-// pairwise comparisons; or, with --plan, seed 000 Example 9's sample size.
+// with a table of passes per scenario and configuration, rates with
+// Wilson intervals and pairwise comparisons; or, with --plan, how many
+// prompts tell two rates apart.
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f evalFlags
 	fs := newFlagSet("eval", stderr)

@@ -41,9 +41,9 @@ type tokenRef struct {
 	Text string      `json:"text,omitempty"`
 }
 
-// memoryEstimate is seed 000 Example 12's estimate: the weights plus an F16
-// KV cache of 2 (K and V) × layers × KV heads × head size × context × 2
-// bytes, in GB of 10^9 bytes.
+// memoryEstimate is a model's memory at a context, as package choose
+// estimates it: the weights plus an F16 KV cache of 2 (K and V) × layers
+// × KV heads × head size × context × 2 bytes, in GB of 10^9 bytes.
 type memoryEstimate struct {
 	Context   int     `json:"context"`
 	WeightsGB float64 `json:"weights_gb"`

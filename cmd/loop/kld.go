@@ -12,8 +12,9 @@ import (
 	"github.com/loopagent/loop/llama"
 )
 
-// kldText is the built-in text: Go source, code-like as seed 000 Example
-// 9 asks (two of loop's own files).
+// kldText is the built-in text: Go source (two of loop's own files),
+// because what a coding agent loses to quantization is its prediction of
+// code, which prose does not measure.
 //
 //go:embed kld_text.txt
 var kldText string

@@ -22,12 +22,12 @@ type lintReport struct {
 	Findings []lint.Finding `json:"findings"`
 }
 
-// runLint is `loop lint tools.json`: the tool linter of seed 000 Example 7,
-// with seed 003's schema rules unless --no-schema.
+// runLint is `loop lint tools.json`: package lint's rules for clear,
+// simple tools, with its schema rules unless --no-schema.
 func runLint(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f lintFlags
 	fs := newFlagSet("lint", stderr)
-	noSchema := fs.Bool("no-schema", false, "only seed 000 Example 7's rules, without seed 003's schema rules")
+	noSchema := fs.Bool("no-schema", false, "check descriptions, nesting, optional parameters and similar names only, not the schemas that can break llama.cpp's grammar")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err

@@ -23,9 +23,8 @@ type tokenCounter struct {
 
 func (c tokenCounter) Count(s string) int { return c.tokenize(s) }
 
-// runMap prints the repository map of a directory within a token budget
-// (seed 002 Example 7): counted at 4 characters a token, or with -m by the
-// model's tokenizer.
+// runMap prints the repository map of a directory within a token budget:
+// counted at 4 characters a token, or with -m by the model's tokenizer.
 func runMap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f mapFlags
 	fs := newFlagSet("map", stderr)

@@ -65,7 +65,7 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	fs.StringVar(&f.transcript, "transcript", "", "write the run's events to this new JSONL file, which must not exist (default: a new file in the user cache directory)")
 	f.reasoning.register(fs)
 	f.context.register(fs)
-	fs.StringVar(&f.fewShot, "few-shot", "", `few-shot examples after the system prompt: "default" (the seed's two) or a JSON file of {user, call: {name, arguments}, result, answer}`)
+	fs.StringVar(&f.fewShot, "few-shot", "", `few-shot examples after the system prompt: "default" (two built-in examples) or a JSON file of {user, call: {name, arguments}, result, answer}`)
 	fs.BoolVar(&f.noGrammar, "no-grammar", false, "write calls without the call grammar (parsed, repaired and validated as they come)")
 	fs.BoolVar(&f.timings, "timings", false, "print where each step's time went (cache, prefill, decode, the agent's own parts) at the end")
 	fs.BoolVar(&f.guards.NoRepair, "no-repair", false, "do not repair the JSON of calls")

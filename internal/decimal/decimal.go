@@ -1,5 +1,7 @@
-// Package decimal formats floating-point numbers the way the seeds' Java
-// programs print them, so that loop's tables match theirs digit for digit.
+// Package decimal formats floating-point numbers the way Java's
+// String.format prints them, so that loop's tables match, digit for
+// digit, the reference tables of the project's specification
+// (../shared/seeds), which Java programs printed.
 //
 // Java's String.format("%.2f", x) rounds the shortest decimal form of x
 // half up (9.065 prints as 9.07), where Go's fmt rounds the exact binary

@@ -5,9 +5,10 @@
 //   - A golden file is loop's own output, checked by hand once against a
 //     real reference. Check compares with it; `go test ./pkg -update`
 //     rewrites it.
-//   - A seed file is a seed's printed output, copied verbatim from the seed
-//     text: the reference itself. Seed compares with it and never writes
-//     it, -update or not.
+//   - A seed file is the printed output of an example in one of the
+//     project's specification documents, the seeds (../shared/seeds),
+//     copied verbatim: the reference itself. Seed compares with it and
+//     never writes it, -update or not.
 //
 // Use it from a test:
 //

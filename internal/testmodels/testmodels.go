@@ -2,6 +2,9 @@
 // testdata` generates for loop's tests and benchmarks, and the chat
 // templates of the conformance set. A missing model or template fails the
 // test with what to do; nothing is skipped silently.
+//
+// The reference outputs that tests compare with come from the project's
+// specification (../shared/seeds).
 package testmodels
 
 import (
@@ -16,7 +19,8 @@ import (
 const (
 	// TinyQwen15F32 has the Qwen1.5-style vocabulary (only <|endoftext|>,
 	// <|im_start|> and <|im_end|> added), F32 weights and the Qwen 2.5
-	// template: the seeds' tiny-random-qwen2vocab-f32.
+	// template: a stand-in for tiny-random-qwen2vocab-f32, the model the
+	// reference outputs were made with, so that token counts agree.
 	TinyQwen15F32 = "tiny-qwen2-qwen15vocab-f32.gguf"
 	// TinyQwen3F16 has the full Qwen3 vocabulary and template, F16 weights.
 	TinyQwen3F16 = "tiny-qwen2-qwen3vocab-f16.gguf"

