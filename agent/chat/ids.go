@@ -136,6 +136,124 @@ func remapCalls(calls []ToolCall, f Format, r *rand.Rand, used map[string]bool) 
 	return turn
 }
 
+// FitIDs returns history with call ids the template of f renders, and
+// how many calls it renamed: history itself when every id of its calls and
+// results fits f (ValidID), else RemapIDs of it. A conversation may hold
+// ids of another scheme (llama-server's and other formats' 32 characters,
+// an API's call_...) and Mistral's templates raise on any id that is not 9
+// alphanumeric characters.
+//
+// The new ids come from a fixed seed: the same history always gets the
+// same ids, and a history that grows keeps those of its earlier messages
+// (UniqueIDs keeps a reply from taking one), so that the model sees a call
+// under one id from step to step and a cached prompt prefix stays valid.
+func FitIDs(history []Message, f Format) ([]Message, int) {
+	fits := true
+	for _, m := range history {
+		if m.Role == "tool" && !f.ValidID(m.ToolCallID) {
+			fits = false
+		}
+		for _, c := range m.ToolCalls {
+			fits = fits && f.ValidID(c.ID)
+		}
+	}
+	if fits {
+		return history, 0
+	}
+	out := RemapIDs(history, f, rand.New(rand.NewPCG(0, 0)))
+	n := 0
+	for i, m := range out {
+		for j, c := range m.ToolCalls {
+			if c.ID != history[i].ToolCalls[j].ID {
+				n++
+			}
+		}
+	}
+	return out, n
+}
+
+// UniqueIDs returns a parser of a reply to history that gives each call an
+// id no other call of the conversation has. A call keeps the id the model
+// wrote (Mistral's models write their own) or the parser generated, unless
+// it is taken: by a call or result of history, as the caller holds it or
+// as FitIDs showed it to the model, or by an earlier call of the reply. A
+// taken id is replaced by a new one of f, from r.
+//
+// The renamed ids are never mapped back. A reply names no existing call:
+// every call a model writes is a new one, and results come from the
+// harness, not the model. A reply's call that reuses a renamed id is the
+// model copying an id it saw; giving it the original id would give two
+// calls one id. So it gets a new id like any other repeat, and the renamed
+// id stays taken, so that the next request renames the history as this
+// one did.
+func UniqueIDs(p StreamParser, f Format, r *rand.Rand, history []Message) StreamParser {
+	u := &uniqueIDs{StreamParser: p, f: f, r: r, taken: map[string]bool{}, given: map[string][]string{}, fed: map[string]int{}}
+	fitted, _ := FitIDs(history, f)
+	for _, h := range [][]Message{history, fitted} {
+		for _, m := range h {
+			if m.ToolCallID != "" {
+				u.taken[m.ToolCallID] = true
+			}
+			for _, c := range m.ToolCalls {
+				u.taken[c.ID] = true
+			}
+		}
+	}
+	return u
+}
+
+// uniqueIDs is UniqueIDs' parser. The deltas and Finish name a call by the
+// inner parser's id; the n-th call with one id gets the n-th id given for
+// it, so that a call's delta and its call in Finish have the same id.
+type uniqueIDs struct {
+	StreamParser
+	f     Format
+	r     *rand.Rand
+	taken map[string]bool     // the history's ids and those given so far
+	given map[string][]string // the inner parser's id -> the ids given, in call order
+	fed   map[string]int      // calls announced so far, by the inner parser's id
+}
+
+func (u *uniqueIDs) Feed(text string) []Delta {
+	ds := u.StreamParser.Feed(text)
+	for i, d := range ds {
+		if d.Call == nil || d.Call.ID == "" { // not the first delta of a call
+			continue
+		}
+		c := *d.Call
+		c.ID = u.give(d.Call.ID, u.fed[d.Call.ID])
+		u.fed[d.Call.ID]++
+		ds[i].Call = &c
+	}
+	return ds
+}
+
+func (u *uniqueIDs) Finish() Parsed {
+	p := u.StreamParser.Finish()
+	seen := map[string]int{}
+	for i := range p.Calls {
+		id := p.Calls[i].ID
+		p.Calls[i].ID = u.give(id, seen[id])
+		seen[id]++
+	}
+	return p
+}
+
+// give returns the id of the n-th call the inner parser named id.
+func (u *uniqueIDs) give(id string, n int) string {
+	if g := u.given[id]; n < len(g) {
+		return g[n]
+	}
+	out := id
+	if out == "" || u.taken[out] {
+		out = freshID(u.f, u.r, u.taken)
+	} else {
+		u.taken[out] = true
+	}
+	u.given[id] = append(u.given[id], out)
+	return out
+}
+
 // OrderResults returns results in the order of calls, whatever order the
 // tools finished in (seed 004 Example 8): most templates drop ids and pair
 // calls with results by position. Every call needs exactly one result, and

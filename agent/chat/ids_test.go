@@ -3,6 +3,8 @@ package chat
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -110,5 +112,83 @@ func TestOrderResults(t *testing.T) {
 				t.Errorf("OrderResults(%v, %v) (-want +got):\n%s", tt.calls, tt.results, diff)
 			}
 		})
+	}
+}
+
+// TestFitIDs: a history whose ids fit is returned as it is; one with a
+// 32-character id gets Mistral ids, the same for the same history, and
+// the same for a history that grew by a reply and its result.
+func TestFitIDs(t *testing.T) {
+	const long = "760izblm3iA8z54miRDQttP6bf5d1OuD"
+	mistral := testFormat(t, "mistral")
+	history := []Message{
+		{Role: "user", Content: "go"},
+		{Role: "assistant", ToolCalls: []ToolCall{call(long, "a", "{}"), call("good12345", "b", "{}")}},
+		{Role: "tool", ToolCallID: long, Content: "ra"},
+		{Role: "tool", ToolCallID: "good12345", Content: "rb"},
+	}
+	if got, n := FitIDs(history, testFormat(t, "hermes")); n != 0 || !cmp.Equal(got, history) {
+		t.Errorf("FitIDs for hermes = %+v, %d renamed; want the history, 0", got, n)
+	}
+	got, n := FitIDs(history, mistral)
+	id := got[1].ToolCalls[0].ID
+	if n != 1 || !mistral.ValidID(id) || got[2].ToolCallID != id || got[1].ToolCalls[1].ID != "good12345" {
+		t.Fatalf("FitIDs for mistral = %+v, %d renamed", got, n)
+	}
+	grown := append(slices.Clone(history),
+		Message{Role: "assistant", ToolCalls: []ToolCall{call("x1y2z3w4v", "a", "{}")}},
+		Message{Role: "tool", ToolCallID: "x1y2z3w4v", Content: "rc"})
+	if again, _ := FitIDs(grown, mistral); !cmp.Equal(again[:len(got)], got) {
+		t.Errorf("FitIDs of the grown history = %+v, want it to start with %+v", again, got)
+	}
+}
+
+// TestUniqueIDs feeds a Mistral reply that reuses the history's ids: the
+// one the caller holds, the one the model was shown for it (FitIDs), and
+// another of the history; repeats an id of its own; and writes one new
+// id. Only the new id stays, the others get new ids, and the deltas and
+// Finish agree.
+func TestUniqueIDs(t *testing.T) {
+	const long = "760izblm3iA8z54miRDQttP6bf5d1OuD"
+	f := testFormat(t, "mistral")
+	history := []Message{
+		{Role: "user", Content: "go"},
+		{Role: "assistant", ToolCalls: []ToolCall{call(long, "read_file", "{}"), call("old123456", "read_file", "{}")}},
+		{Role: "tool", ToolCallID: long, Content: "ra"},
+		{Role: "tool", ToolCallID: "old123456", Content: "rb"},
+	}
+	fitted, _ := FitIDs(history, f)
+	shown := fitted[1].ToolCalls[0].ID
+	written := []string{shown, "old123456", long, "new123456", "new123456"}
+	var items []string
+	for _, id := range written {
+		items = append(items, `{"name": "read_file", "arguments": {"path": "a"}, "id": "`+id+`"}`)
+	}
+	reply := "[TOOL_CALLS][" + strings.Join(items, ", ") + "]"
+	p := UniqueIDs(f.Stream(), f, rand.New(rand.NewPCG(3, 3)), history)
+	var streamed []string
+	for i := 0; i < len(reply); i += 7 {
+		for _, d := range p.Feed(reply[i:min(i+7, len(reply))]) {
+			if d.Call != nil && d.Call.ID != "" {
+				streamed = append(streamed, d.Call.ID)
+			}
+		}
+	}
+	var got []string
+	for _, c := range p.Finish().Calls {
+		got = append(got, c.ID)
+	}
+	if diff := cmp.Diff(streamed, got); diff != "" {
+		t.Errorf("streamed ids and Finish's differ (-streamed +finish):\n%s", diff)
+	}
+	if len(got) != len(written) || got[3] != "new123456" {
+		t.Fatalf("UniqueIDs ids = %v, want 5 with the new id kept 4th", got)
+	}
+	taken := map[string]bool{long: true, "old123456": true, shown: true}
+	for i, id := range got {
+		if i != 3 && (taken[id] || !f.ValidID(id)) {
+			t.Errorf("call %d (written %s) has id %q: taken or not a Mistral id", i, written[i], id)
+		}
+		taken[id] = true
 	}
 }

@@ -145,6 +145,43 @@ func (v *Validator) Validate(r Reply) []Violation {
 	return out
 }
 
+// The errors of ValidateHistory.
+var (
+	ErrDuplicateCallID = errors.New("duplicate call id")
+	ErrOrphanResult    = errors.New("tool result for no earlier call")
+)
+
+// ValidateHistory checks the call ids of a conversation a caller sends:
+// no two calls have one id, in one message or in two, and every tool
+// result's id names an earlier call. A result names its call by id, and
+// formats that render ids show them to the model, so a repeated id or an
+// orphan result pairs a result with the wrong call. Calls and results
+// without ids are paired by position and pass. It returns an *Error
+// naming the message and the id, wrapping ErrDuplicateCallID or
+// ErrOrphanResult, or nil.
+func ValidateHistory(msgs []Message) error {
+	calls := map[string]int{} // id -> the message of its call
+	for i, m := range msgs {
+		subject := fmt.Sprintf("message %d", i)
+		if id := m.ToolCallID; m.Role == "tool" && id != "" {
+			if _, ok := calls[id]; !ok {
+				return &Error{Op: "validate history", Subject: subject, Err: fmt.Errorf("%w: id %q", ErrOrphanResult, id)}
+			}
+		}
+		for _, c := range m.ToolCalls {
+			if c.ID == "" {
+				continue
+			}
+			if j, dup := calls[c.ID]; dup {
+				return &Error{Op: "validate history", Subject: subject,
+					Err: fmt.Errorf("%w %q: message %d has a call with this id", ErrDuplicateCallID, c.ID, j)}
+			}
+			calls[c.ID] = i
+		}
+	}
+	return nil
+}
+
 func (ts *toolSchema) check(call int, arguments string) []Violation {
 	var out []Violation
 	add := func(check Check, format string, args ...any) {

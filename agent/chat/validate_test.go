@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -100,4 +101,52 @@ func FuzzValidate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name, args, finish string) {
 		v.Validate(Reply{FinishReason: finish, Calls: []ToolCall{{ID: "1", Function: FunctionCall{Name: name, Arguments: args}}}})
 	})
+}
+
+// TestValidateHistory: two calls with one id anywhere in a conversation,
+// or a result whose id names no earlier call, is an error naming the id. A
+// live run used to give all its calls one id, and the check looked only
+// inside one message.
+func TestValidateHistory(t *testing.T) {
+	const same = "760izblm3iA8z54miRDQttP6bf5d1OuD"
+	user := Message{Role: "user", Content: "go"}
+	turn := func(ids ...string) []Message {
+		a := Message{Role: "assistant"}
+		var results []Message
+		for _, id := range ids {
+			a.ToolCalls = append(a.ToolCalls, call(id, "read_file", `{"path": "a"}`))
+			results = append(results, Message{Role: "tool", ToolCallID: id, Content: "r"})
+		}
+		return append([]Message{a}, results...)
+	}
+	join := func(parts ...[]Message) []Message {
+		var out []Message
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		history []Message
+		want    error  // nil: valid
+		text    string // in the error
+	}{
+		{"unique", join([]Message{user}, turn("a", "b"), turn("c")), nil, ""},
+		{"no ids, paired by position", join([]Message{user}, turn("", "")), nil, ""},
+		{"one id in two messages", join([]Message{user}, turn(same), turn(same)), ErrDuplicateCallID,
+			`validate history: message 3: duplicate call id "` + same + `": message 1 has a call with this id`},
+		{"one id in one message", join([]Message{user}, turn("a", "a")), ErrDuplicateCallID, `duplicate call id "a"`},
+		{"result before its call", join([]Message{user, {Role: "tool", ToolCallID: "a", Content: "r"}}, turn("a")), ErrOrphanResult,
+			`validate history: message 1: tool result for no earlier call: id "a"`},
+		{"result of no call", join([]Message{user}, turn("a"), []Message{{Role: "tool", ToolCallID: "b", Content: "r"}}), ErrOrphanResult, `id "b"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateHistory(tt.history)
+			if !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.text)) {
+				t.Errorf("ValidateHistory = %v, want %v with %q", err, tt.want, tt.text)
+			}
+		})
+	}
 }

@@ -72,6 +72,7 @@ type Client struct {
 	draftMax       int
 	draftInCalls   bool
 	pace           engine.Pace       // drafting's, from one request to the next
+	ids            *idSource         // call ids of requests without IDSeed (idRand)
 	meta           map[string]string // the model's general.sampling.* keys
 }
 

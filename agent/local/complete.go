@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -218,19 +217,21 @@ func toolsKey(ts []chat.Tool) string {
 // tool_choice none, it still splits reasoning from content, but reads no
 // calls, as llama-server does. A prompt that ends inside the format's
 // reasoning block (QwQ and DeepSeek-R1 templates open <think>) starts the
-// reply in reasoning.
+// reply in reasoning. Each call gets an id no call of the conversation
+// has (chat.UniqueIDs), drawn from idRand.
 func (c *Client) stream(req Request, f chat.Format, prompt string) (chat.StreamParser, error) {
 	noCalls := len(req.Tools) == 0 || req.ToolChoice.Mode == grammar.ChoiceNone
 	open := false
 	if b := f.ReasoningBlock(); b != nil {
 		open = strings.LastIndex(prompt, b.Open) > strings.LastIndex(prompt, b.Close)
 	}
+	ids := c.idRand(req)
 	sf, err := chat.NewFormatOptions(f.Name(), req.Tools, chat.FormatOptions{
-		Rand: rand.New(rand.NewPCG(req.IDSeed, 1)), NoCalls: noCalls, ReasoningOpen: open})
+		Rand: ids, NoCalls: noCalls, ReasoningOpen: open})
 	if err != nil {
 		return nil, err
 	}
-	return sf.Stream(), nil
+	return chat.UniqueIDs(sf.Stream(), sf, ids, req.Messages), nil
 }
 
 // splitPrefill separates a final assistant message, which the model
@@ -248,7 +249,7 @@ func (c *Client) format(req Request) (chat.Format, error) {
 	if req.Format != "" {
 		name = req.Format
 	}
-	return chat.NewFormatOptions(name, req.Tools, chat.FormatOptions{Rand: rand.New(rand.NewPCG(req.IDSeed, 1))})
+	return chat.NewFormatOptions(name, req.Tools, chat.FormatOptions{Rand: c.idRand(req)})
 }
 
 // grammar compiles the call grammar of the request and feeds it the

@@ -1,6 +1,8 @@
 package local
 
 import (
+	"fmt"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/grammar"
@@ -18,9 +20,15 @@ func Prompt(t *chat.Template, format string, req Request) (chat.Prompt, error) {
 	if err != nil {
 		return chat.Prompt{}, err
 	}
-	p, err := renderPrompt(t, msgs, req, format)
+	p, err := renderPrompt(t, msgs, req, format, true)
 	p.Text += prefill
 	return p, err
+}
+
+// HistoryPrompt is Prompt without the generation prompt: the history
+// alone, a final assistant message rendered as a message, not continued.
+func HistoryPrompt(t *chat.Template, format string, req Request) (chat.Prompt, error) {
+	return renderPrompt(t, req.Messages, req, format, false)
 }
 
 // render writes the prompt with the tool_use template when there are
@@ -30,14 +38,32 @@ func (c *Client) render(msgs []chat.Message, req Request, format string) (string
 	if len(req.Tools) > 0 {
 		t = c.toolTmpl
 	}
-	p, err := renderPrompt(t, msgs, req, format)
+	p, err := renderPrompt(t, msgs, req, format, true)
 	return p.Text, err
 }
 
-// renderPrompt renders the history msgs, without the prefill.
-func renderPrompt(t *chat.Template, msgs []chat.Message, req Request, format string) (chat.Prompt, error) {
-	return t.RenderPrompt(chat.PromptInput{Messages: msgs, Tools: req.Tools, Format: format,
-		ToolChoiceNone: req.ToolChoice.Mode == grammar.ChoiceNone, AddGenerationPrompt: true, Extra: req.Extra})
+// renderPrompt renders the history msgs, without the prefill: Complete
+// (`loop chat`, `loop run`) and `loop template` all render here. The history's call ids
+// must be unique and every result's must name an earlier call
+// (chat.ValidateHistory); ids the format's template does not take are
+// renamed for the prompt (chat.FitIDs), and the reply's calls never get
+// one of them (chat.UniqueIDs, in stream).
+func renderPrompt(t *chat.Template, msgs []chat.Message, req Request, format string, gen bool) (chat.Prompt, error) {
+	if err := chat.ValidateHistory(msgs); err != nil {
+		return chat.Prompt{}, err
+	}
+	f, err := chat.NewFormat(format, req.Tools)
+	if err != nil {
+		return chat.Prompt{}, err
+	}
+	msgs, renamed := chat.FitIDs(msgs, f)
+	p, err := t.RenderPrompt(chat.PromptInput{Messages: msgs, Tools: req.Tools, Format: format,
+		ToolChoiceNone: req.ToolChoice.Mode == grammar.ChoiceNone, AddGenerationPrompt: gen, Extra: req.Extra})
+	if err == nil && renamed > 0 {
+		note := fmt.Sprintf("call ids renamed (%d): empty, or not of the %s format's scheme", renamed, format)
+		p.Rewrites = append([]string{note}, p.Rewrites...)
+	}
+	return p, err
 }
 
 var _ model.Counter = (*Client)(nil)

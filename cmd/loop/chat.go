@@ -172,6 +172,11 @@ func (f *chatFlags) request() (local.Request, error) {
 	if req.Messages, req.Tools, err = readConversation(f.messages, f.tools); err != nil {
 		return req, err
 	}
+	// The client checks the history too; here it fails before the model
+	// loads.
+	if err := chat.ValidateHistory(req.Messages); err != nil {
+		return req, fmt.Errorf("%s: %w", f.messages, err)
+	}
 	if req.ToolChoice, err = toolChoice(f.choice); err != nil {
 		return req, err
 	}

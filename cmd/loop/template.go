@@ -7,11 +7,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
-	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
 )
 
@@ -169,11 +167,10 @@ func countPrompt(m *llama.Model, prompt string) (int, error) {
 }
 
 // prompt is local.Prompt, or without the generation prompt the history
-// alone.
+// alone (local.HistoryPrompt).
 func (f *templateFlags) prompt(t *chat.Template, format string, req local.Request) (chat.Prompt, error) {
 	if !f.noGenPrompt {
 		return local.Prompt(t, format, req)
 	}
-	return t.RenderPrompt(chat.PromptInput{Messages: req.Messages, Tools: req.Tools, Format: format,
-		ToolChoiceNone: req.ToolChoice.Mode == grammar.ChoiceNone, Extra: req.Extra, Now: time.Now})
+	return local.HistoryPrompt(t, format, req)
 }
