@@ -38,7 +38,7 @@ THREADS=${THREADS:-$(nproc)}
 key=$( {
 	echo "n=$N_CHATS epochs=$EPOCHS ctx=$CTX lr=$LR retry=$RETRY seed=$SEED tasks=$N_TASKS prefix_every=$PREFIX_EVERY"
 	sha256sum "$BASE"
-	cat scripts/gentrain/*.go llama/train*.go llama/graph.cpp llama/graph.h cmd/loop/train*.go agent/tools/*.go agent/loop/*.go | sha256sum
+	cat scripts/gentrain/*.go llama/train*.go llama/graph.cpp llama/graph.h cmd/loop/train*.go agent/train/*.go agent/tools/*.go agent/loop/*.go | sha256sum
 } | sha256sum | cut -d' ' -f1)
 
 if [[ -f $OUT && -f $SUITE/.key && -f $KEY_FILE && $(cat "$KEY_FILE") == "$key" && $(cat "$SUITE/.key") == "$key" ]]; then

@@ -1,5 +1,7 @@
-// Command loop runs small local GGUF models in process through llama.cpp:
-// it inspects and benchmarks them, tokenizes, and completes prompts.
+// Command loop is one Go binary that runs small local GGUF models in
+// process (llama.cpp through cgo) as reliable coding agents, offline and
+// without a server. Around the agent it inspects, benchmarks, evaluates,
+// quantizes, packs and finetunes those models:
 //
 //	loop info -m model.gguf [--ctx N]
 //	loop tokenize -m model.gguf [--pieces] [--no-parse-special] [-f FILE | TEXT]
@@ -11,11 +13,18 @@
 //	loop chat -m model.gguf --messages conv.json [--tools tools.json] [--tool-choice required] [--json]
 //	loop run -m model.gguf [-C DIR] "TASK"   (or --script FILE; without TASK, one task per line)
 //	loop replay [-C DIR] TRANSCRIPT.jsonl
+//	loop lint tools.json [--no-schema] [--json]
 //	loop context-plan [-c 8192,16384,32768] [--triggers] [--json]
 //	loop map [-C DIR] [--tokens N] [--file PATH]... [-m model.gguf] [--json]
 //	loop eval [--suite NAME|DIR] [--config NAME|FILE]... [--seeds N] [--json] [--html FILE] | --plan P1 P2
 //	loop choose [--budget GB] [-c CTX] [--kv-type T] [--passed FILE=K/N]... FILE.gguf...
+//	loop kld BASE.gguf OTHER.gguf [-f TEXT]
+//	loop quantize IN.gguf OUT.gguf TYPE
+//	loop pack -m FILE.gguf -o TOOL
 //	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F]
+//
+// `loop help` (or no command) prints the commands and what each does;
+// `loop COMMAND --help` prints a command's flags.
 package main
 
 import (
@@ -60,7 +69,7 @@ var commands = []command{
 	{"kld", "compare two files of one model: KL divergence of next-token distributions, same-top rate, perplexities", runKLD},
 	{"quantize", "write a model with its weights in another type (llama-quantize)", runQuantize},
 	{"pack", "write one executable that carries a GGUF model: loop with the model inside", runPack},
-	{"train", "train a model's output head on chats (JSONL) with llama.cpp's optimizer", runTrain},
+	{"train", "finetune every weight of a qwen2 F32 model on agent chats (JSONL), the assistant's tokens", runTrain},
 }
 
 func main() {
@@ -118,8 +127,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// about says what loop is, at the top of the usage text.
+const about = "loop is one Go binary that runs small local GGUF models in process (llama.cpp\n" +
+	"through cgo) as reliable coding agents, offline and without a server."
+
+// usage prints what loop is and every command of the dispatch table with
+// its summary; TestUsage checks that none is missing.
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: loop <command> [flags]\n\ncommands:")
+	fmt.Fprintf(w, "%s\n\nusage: loop <command> [flags]\n\ncommands:\n", about)
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-17s %s\n", c.name, c.summary)
 	}

@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/internal/testmodels"
-	"github.com/loopagent/loop/llama"
 )
 
 // trainData is the hand-made chats of testdata/TestTrain: five with tools,
@@ -154,135 +151,5 @@ func TestTrainInterrupted(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
 		t.Errorf("interrupted loop train left %d files", len(entries))
-	}
-}
-
-// TestTrainTargets renders the first chat of the training data with the
-// base's template and checks the tokens marked for training: two runs, the
-// tool call and the answer, each ending with <|im_end|>, none reaching into
-// a prompt.
-func TestTrainTargets(t *testing.T) {
-	base := testmodels.Path(t, testmodels.TrainQwen25F32)
-	m, err := llama.LoadModel(context.Background(), base, llama.ModelParams{VocabOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	chats, err := readTrainData(trainData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trained := func(c trainChat) []string {
-		docs, err := renderChats(m, trainData, []trainChat{c}, 1024, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var runs []string
-		var cur strings.Builder
-		for i, tok := range docs[0].tokens {
-			if docs[0].targets[i] {
-				p, _ := m.TokenPiece(tok, true)
-				cur.WriteString(p)
-			} else if cur.Len() > 0 {
-				runs = append(runs, cur.String())
-				cur.Reset()
-			}
-		}
-		if cur.Len() > 0 {
-			runs = append(runs, cur.String())
-		}
-		return runs
-	}
-	call := "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"main.go\"}}\n</tool_call><|im_end|>"
-	want := []string{call, "It prints hello.<|im_end|>"}
-	if diff := cmp.Diff(want, trained(chats[0])); diff != "" {
-		t.Errorf("trained text (-want +got):\n%s", diff)
-	}
-	// "weight": 0 on the call leaves only the answer trained.
-	var msgs []map[string]any
-	if err := json.Unmarshal(chats[0].Messages, &msgs); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range msgs {
-		if m["role"] == "assistant" && m["tool_calls"] != nil {
-			m["weight"] = 0
-		}
-	}
-	weighted := chats[0]
-	weighted.Messages, _ = json.Marshal(msgs)
-	if diff := cmp.Diff(want[1:], trained(weighted)); diff != "" {
-		t.Errorf("trained text with the call's weight 0 (-want +got):\n%s", diff)
-	}
-	msgs[1]["weight"] = 0.5
-	weighted.Messages, _ = json.Marshal(msgs)
-	if _, err := renderChats(m, trainData, []trainChat{weighted}, 1024, false); err == nil || !strings.Contains(err.Error(), "weight 0.5") {
-		t.Errorf("weight 0.5: %v, want an error naming it", err)
-	}
-}
-
-// TestTrainRate: the cosine schedule warms up from a tenth of --lr over the
-// first 5% of the steps, peaks at --lr, and ends at a tenth of it.
-func TestTrainRate(t *testing.T) {
-	f := trainFlags{lr: 1e-3, schedule: "cosine"}
-	const steps = 100
-	for _, tc := range []struct {
-		step int
-		want float64
-	}{{0, 1e-4}, {5, 1e-3}, {52, 5.5e-4}, {99, 1e-4}} {
-		if got := f.rate(tc.step, steps); math.Abs(got-tc.want) > 1e-9 {
-			t.Errorf("rate(%d of %d) = %g, want %g", tc.step, steps, got, tc.want)
-		}
-	}
-	for s := 6; s < steps; s++ {
-		if f.rate(s, steps) > f.rate(s-1, steps) {
-			t.Errorf("rate rises after the warm-up at step %d", s)
-		}
-	}
-	f.schedule = "constant"
-	if got := f.rate(50, steps); got != 1e-3 {
-		t.Errorf("constant rate = %g, want 1e-3", got)
-	}
-}
-
-// TestSharedPrefix checks the prefix every window runs forward only: the
-// tokens all docs share, before any target, rounded down to 16.
-func TestSharedPrefix(t *testing.T) {
-	seq := func(n int, tail ...llama.Token) []llama.Token {
-		s := make([]llama.Token, n)
-		for i := range s {
-			s[i] = llama.Token(i + 1)
-		}
-		return append(s, tail...)
-	}
-	targetsFrom := func(n, from int) []bool {
-		b := make([]bool, n)
-		for i := from; i < n; i++ {
-			b[i] = true
-		}
-		return b
-	}
-	tests := []struct {
-		name string
-		docs []trainDoc
-		want int
-	}{
-		{"shared 40, targets later", []trainDoc{
-			{tokens: seq(40, 7, 8, 9, 10), targets: targetsFrom(44, 42)},
-			{tokens: seq(40, 9, 9, 9, 9), targets: targetsFrom(44, 43)}}, 32},
-		{"a target at 20 stops it at 19", []trainDoc{
-			{tokens: seq(40, 7, 8), targets: targetsFrom(42, 20)},
-			{tokens: seq(40, 9, 9), targets: targetsFrom(42, 41)}}, 16},
-		{"different from the first token", []trainDoc{
-			{tokens: seq(40), targets: targetsFrom(40, 39)},
-			{tokens: append([]llama.Token{99}, seq(39)...), targets: targetsFrom(40, 39)}}, 0},
-		{"a doc trained whole", []trainDoc{
-			{tokens: seq(40), targets: targetsFrom(40, 39)},
-			{tokens: seq(40)}}, 0},
-		{"one doc: up to its first target", []trainDoc{{tokens: seq(100), targets: targetsFrom(100, 50)}}, 48},
-	}
-	for _, tt := range tests {
-		if got := sharedPrefix(tt.docs); got != tt.want {
-			t.Errorf("%s: sharedPrefix = %d, want %d", tt.name, got, tt.want)
-		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 const module = "github.com/loopagent/loop"
 
 // cgoAllowed are the packages that may depend on llama/ and so on cgo.
-var cgoAllowed = []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/cmd/loop"}
+var cgoAllowed = []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/agent/train", module + "/cmd/loop"}
 
 type pkg struct {
 	ImportPath string

@@ -1,4 +1,4 @@
-package main
+package train
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/loopagent/loop/llama"
 )
 
-// Which tokens `loop train` trains: the assistant's.
+// Which tokens train: the assistant's.
 //
 // A rendered chat is mostly text the model reads (the system prompt, the
 // tool schemas, the user's requests, the tool results); what it must learn
@@ -22,13 +22,13 @@ import (
 // for ChatML markers, so they hold for any template whose renders of a
 // conversation's prefixes are prefixes of its render of the whole (the
 // ChatML templates are; one that rewrites earlier turns, such as a
-// template dropping past reasoning, is refused with a hint to pass
-// --train-all): for assistant message i, the render of messages[:i] with
-// the generation prompt ends where the reply starts, and the render of
-// messages[:i+1] ends after it (less the newline the template writes after
-// the end-of-turn token). A token is trained when its first byte lies in a
-// span; the byte offsets of the tokens come from their pieces, which must
-// spell the rendered text.
+// template dropping past reasoning, is refused with ErrReplyNotFound, and
+// Config.TrainAll trains such chats whole): for assistant message i, the
+// render of messages[:i] with the generation prompt ends where the reply
+// starts, and the render of messages[:i+1] ends after it (less the
+// newline the template writes after the end-of-turn token). A token is
+// trained when its first byte lies in a span; the byte offsets of the
+// tokens come from their pieces, which must spell the rendered text.
 
 // assistantSpans returns the byte ranges of text, the render of in's whole
 // conversation, that assistant messages fill, less those in skip.
@@ -51,7 +51,7 @@ func assistantSpans(t *chat.Template, in chat.PromptInput, text string, skip map
 		}
 		start, end := len(pre.Text), len(strings.TrimRight(upto.Text, "\n"))
 		if !strings.HasPrefix(text, pre.Text) || !strings.HasPrefix(text, upto.Text) || end <= start {
-			return nil, fmt.Errorf("the template does not render message %d's prefix as a prefix of the chat, so its reply cannot be found; pass --train-all", i)
+			return nil, &described{fmt.Sprintf("the template does not render message %d's prefix as a prefix of the chat, so its reply cannot be found", i), ErrReplyNotFound}
 		}
 		spans = append(spans, [2]int{start, end})
 	}
@@ -74,7 +74,7 @@ func tokenTargets(m *llama.Model, toks []llama.Token, text string, spans [][2]in
 	}
 	joined := b.String()
 	if !strings.HasSuffix(joined, text) {
-		return nil, fmt.Errorf("the tokens do not spell the rendered chat, so the assistant's tokens cannot be found; pass --train-all")
+		return nil, &described{"the tokens do not spell the rendered chat, so the assistant's tokens cannot be found", ErrReplyNotFound}
 	}
 	shift := len(joined) - len(text)
 	targets := make([]bool, len(toks))
