@@ -72,33 +72,9 @@ func withMetadata(src, dst string, kv map[string]any) error {
 	if err := binary.Write(w, binary.LittleEndian, out); err != nil {
 		return err
 	}
-	alignment := uint64(32)
-	for range head.KVs {
-		key, err := readString(r)
-		if err != nil {
-			return err
-		}
-		if _, dup := kv[key]; dup {
-			return fmt.Errorf("%s has %s already", src, key)
-		}
-		var typ uint32
-		if err := binary.Read(r, binary.LittleEndian, &typ); err != nil {
-			return err
-		}
-		writeString(w, key)
-		binary.Write(w, binary.LittleEndian, typ)
-		if key == "general.alignment" && typ == ggufUint32 {
-			var a uint32
-			if err := binary.Read(r, binary.LittleEndian, &a); err != nil {
-				return err
-			}
-			binary.Write(w, binary.LittleEndian, a)
-			alignment = uint64(a)
-			continue
-		}
-		if err := copyValue(w, r, typ); err != nil {
-			return fmt.Errorf("key %s: %w", key, err)
-		}
+	alignment, err := copyKV(w, r, head.KVs, kv, src)
+	if err != nil {
+		return err
 	}
 	if err := writeKV(w, kv); err != nil {
 		return err
@@ -138,6 +114,40 @@ func withMetadata(src, dst string, kv map[string]any) error {
 		return err
 	}
 	return w.Flush()
+}
+
+// copyKV copies the n key-value pairs of the source, refusing a key of
+// kv, and returns the file's alignment.
+func copyKV(w io.Writer, r *countReader, n uint64, kv map[string]any, src string) (uint64, error) {
+	alignment := uint64(32)
+	for range n {
+		key, err := readString(r)
+		if err != nil {
+			return 0, err
+		}
+		if _, dup := kv[key]; dup {
+			return 0, fmt.Errorf("%s has %s already", src, key)
+		}
+		var typ uint32
+		if err := binary.Read(r, binary.LittleEndian, &typ); err != nil {
+			return 0, err
+		}
+		writeString(w, key)
+		binary.Write(w, binary.LittleEndian, typ)
+		if key == "general.alignment" && typ == ggufUint32 {
+			var a uint32
+			if err := binary.Read(r, binary.LittleEndian, &a); err != nil {
+				return 0, err
+			}
+			binary.Write(w, binary.LittleEndian, a)
+			alignment = uint64(a)
+			continue
+		}
+		if err := copyValue(w, r, typ); err != nil {
+			return 0, fmt.Errorf("key %s: %w", key, err)
+		}
+	}
+	return alignment, nil
 }
 
 // writeKV writes the new metadata.
