@@ -54,6 +54,11 @@ func (t *Template) history() historyCaps {
 	return t.hist.caps
 }
 
+// NullCallContent reports whether the template writes an assistant
+// message's calls only when its content is null, not "" (DeepSeek
+// R1-Distill).
+func (t *Template) NullCallContent() bool { return t.history().nullCallContent }
+
 // thinkingParts reports whether a Ministral/Devstral assistant message may
 // have its reasoning as a "thinking" part before its text.
 func (t *Template) thinkingParts() bool { return t.history().thinkingParts }

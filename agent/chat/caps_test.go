@@ -28,7 +28,7 @@ func TestCapsSeed(t *testing.T) {
 // visibly do.
 func TestCaps(t *testing.T) {
 	all := map[string]Caps{}
-	for _, name := range templateNames(t) {
+	for _, name := range testmodels.ChatTemplateNames(t) {
 		all[name] = loadTemplate(t, name, "", "").Caps()
 	}
 	tests := []struct {

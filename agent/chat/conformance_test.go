@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopagent/loop/internal/golden"
+	"github.com/loopagent/loop/internal/testmodels"
 )
 
 // conformanceConversation is a whole tool round trip: system prompt,
@@ -44,7 +45,7 @@ var conformanceDropsResults = map[string]bool{
 // Where the template writes calls, the call must be in the prompt; the
 // answer must always be, and the result unless the template drops it.
 func TestConformance(t *testing.T) {
-	for _, name := range allTemplateNames(t) {
+	for _, name := range testmodels.AllChatTemplateNames(t) {
 		t.Run(name, func(t *testing.T) {
 			tmpl := loadTemplate(t, name, "<|bos|>", "<|eos|>")
 			got, err := tmpl.Render(RenderInput{Messages: conformanceConversation, Tools: seedTools(t),
@@ -76,4 +77,19 @@ func TestConformance(t *testing.T) {
 			golden.Check(t, name+".txt", got)
 		})
 	}
+}
+
+// argsShown finds the call's argument in the prompt in any of the forms
+// the templates write: JSON ("path": "x", escaped or not), XML
+// (<parameter=path>x), Python (path="x"). It returns its index, or -1.
+func argsShown(prompt, path string) int {
+	forms := []string{`"path": "` + path + `"`, `"path":"` + path + `"`, `\"path\": \"` + path + `\"`,
+		"<parameter=path>" + path, "<parameter=path>\n" + path, `path="` + path + `"`, `'path': '` + path + `'`}
+	best := -1
+	for _, f := range forms {
+		if i := strings.Index(prompt, f); i >= 0 && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	return best
 }

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -219,4 +220,43 @@ func readContent(m *Message, raw json.RawMessage) error {
 	}
 	m.Parts = parts
 	return nil
+}
+
+// SchemaProperties returns the properties of an object schema and their
+// declared order; none for an empty schema or one without properties.
+func SchemaProperties(params json.RawMessage) (map[string]json.RawMessage, []string, error) {
+	if strings.TrimSpace(string(params)) == "" {
+		return nil, nil, nil
+	}
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(params, &s); err != nil || len(s.Properties) == 0 || string(s.Properties) == "null" {
+		return nil, nil, err
+	}
+	props := map[string]json.RawMessage{}
+	if err := json.Unmarshal(s.Properties, &props); err != nil {
+		return nil, nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(s.Properties))
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, err
+	}
+	var order []string
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, nil, err
+		}
+		if k, _ := tok.(string); !seen[k] {
+			seen[k] = true
+			order = append(order, k)
+		}
+	}
+	return props, order, nil
 }

@@ -26,7 +26,7 @@ func WithPromptTools(msgs []Message, tools []Tool) []Message {
 		}
 		json.Unmarshal(t.Raw, &def)
 		b.WriteString("- " + t.Name + ":")
-		if d := trimSpace(def.Function.Description); d != "" {
+		if d := strings.TrimSpace(def.Function.Description); d != "" {
 			b.WriteString(" " + d)
 			if !strings.ContainsAny(d[len(d)-1:], ".!?") {
 				b.WriteByte('.')
@@ -61,7 +61,7 @@ func ArgsExample(params json.RawMessage) string {
 // exampleObject is the example of an object schema.
 func exampleObject(schema json.RawMessage, nums numberTexts) jinja.Value {
 	obj := jinja.NewDict()
-	props, order, err := schemaProperties(schema)
+	props, order, err := SchemaProperties(schema)
 	if err != nil {
 		return obj
 	}

@@ -31,7 +31,7 @@ func renderMessages(t *testing.T, template, messages string) string {
 func TestRenderKeepsNumberText(t *testing.T) {
 	const args = `{"ratio": 1.0, "limit": 100000.0, "eps": 1e-7, "n": 3, "big": 12345678901234567890, "list": [2.50, -0.0]}`
 	conv := `[{"role": "user", "content": "Go."}, {"role": "assistant", "content": null, "tool_calls": [
-		{"id": "call0abc1", "type": "function", "function": {"name": "read_file", "arguments": ` + quoteJSON(args) + `}}]}]`
+		{"id": "call0abc1", "type": "function", "function": {"name": "read_file", "arguments": ` + QuoteJSON(args) + `}}]}]`
 	tests := []struct {
 		name, template string
 		want           []string

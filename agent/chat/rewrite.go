@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -17,6 +18,9 @@ import (
 // name. The steps, in order:
 //
 //  0. Null content becomes "" where the template fails on none.
+//  0. The results of parallel calls are put in the order of their calls
+//     (OrderResults), where each answers one call by id: most templates
+//     drop ids, and the model pairs calls with results by position.
 //  1. Parallel calls become consecutive single-call turns, each followed
 //     by its result (matched by id, else by position), where the template
 //     writes only one call per message, and where calls become text: the
@@ -66,6 +70,7 @@ func (t *Template) RewriteHistory(msgs []Message, callsAsText bool) ([]Message, 
 			r.names[c.ID] = c.Function.Name
 		}
 	}
+	r.orderResults()
 	if hist.stringContent {
 		r.stringContent()
 	}
@@ -101,6 +106,68 @@ func cloneMessages(msgs []Message) []Message {
 		out[i] = m
 	}
 	return out
+}
+
+// orderResults puts the results after each message with parallel calls in
+// the order of the calls, where OrderResults can pair them all.
+func (r *historyRewrite) orderResults() {
+	n := 0
+	for i := 0; i < len(r.msgs); i++ {
+		m := r.msgs[i]
+		if m.Role != "assistant" || len(m.ToolCalls) < 2 {
+			continue
+		}
+		j := i + 1
+		for j < len(r.msgs) && r.msgs[j].Role == "tool" {
+			j++
+		}
+		results := r.msgs[i+1 : j]
+		ordered, err := OrderResults(m.ToolCalls, results)
+		if err != nil {
+			continue
+		}
+		for k := range ordered {
+			if ordered[k].ToolCallID != results[k].ToolCallID {
+				copy(results, ordered)
+				n++
+				break
+			}
+		}
+		i = j - 1
+	}
+	r.note(n, "results put in the order of their calls", "the template pairs calls and results by position")
+}
+
+// OrderResults returns results in the order of calls, whatever order the
+// tools finished in: most templates drop ids and pair calls with results
+// by position. Every call needs exactly one result, and
+// every result a call; call ids must be unique.
+func OrderResults(calls []ToolCall, results []Message) ([]Message, error) {
+	pos := make(map[string]int, len(calls))
+	for i, c := range calls {
+		if _, dup := pos[c.ID]; dup {
+			return nil, &Error{Op: "order results", Subject: fmt.Sprintf("call %d", i), Err: fmt.Errorf("duplicate call id %q", c.ID)}
+		}
+		pos[c.ID] = i
+	}
+	out := make([]Message, len(calls))
+	filled := make([]bool, len(calls))
+	for _, r := range results {
+		i, ok := pos[r.ToolCallID]
+		if !ok {
+			return nil, &Error{Op: "order results", Subject: fmt.Sprintf("result %q", r.ToolCallID), Err: errors.New("no call has this id")}
+		}
+		if filled[i] {
+			return nil, &Error{Op: "order results", Subject: fmt.Sprintf("result %q", r.ToolCallID), Err: errors.New("two results answer this call")}
+		}
+		out[i], filled[i] = r, true
+	}
+	for i, ok := range filled {
+		if !ok {
+			return nil, &Error{Op: "order results", Subject: fmt.Sprintf("call %d", i), Err: fmt.Errorf("no result for call id %q", calls[i].ID)}
+		}
+	}
+	return out, nil
 }
 
 // splitCalls turns each assistant message with several calls, and the
@@ -200,9 +267,9 @@ func PromptCallText(c ToolCall) string {
 	if args == "" {
 		args = "{}"
 	} else if !json.Valid([]byte(args)) {
-		args = quoteJSON(args)
+		args = QuoteJSON(args)
 	}
-	return `{"tool": ` + quoteJSON(c.Function.Name) + `, "arguments": ` + args + `}`
+	return `{"tool": ` + QuoteJSON(c.Function.Name) + `, "arguments": ` + args + `}`
 }
 
 // stringContent gives messages with null content "".

@@ -446,3 +446,13 @@ func writeJSONString(b *strings.Builder, s string) {
 func formatFloat(f float64) string {
 	return strconv.FormatFloat(f, 'g', 6, 64)
 }
+
+// QuoteJSON writes s as a JSON string, without escaping HTML characters: a
+// template and a parser see the text as the model would write it.
+func QuoteJSON(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}

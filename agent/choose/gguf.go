@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/ollama/ollama/fs/ggml"
 )
@@ -61,7 +63,7 @@ func ReadGGUF(path string) (Candidate, error) {
 		if t, err := chat.NewTemplate(src, "", ""); err == nil {
 			caps := t.Caps()
 			c.Tools = caps.SupportsTools && caps.SupportsToolCalls
-			c.Format = chat.DetectFormat(t).Format
+			c.Format = callformat.Detect(t).Format
 		}
 	}
 	return c, nil

@@ -21,7 +21,7 @@
 //  8. Otherwise OK.
 //
 // It reads any format's parsed output. Give it the raw text and, if the
-// agent parsed it already, the chat.Parsed; else it parses with Format:
+// agent parsed it already, the callformat.Parsed; else it parses with Format:
 //
 //	c := classify.Classifier{Format: format, Validator: v, Exists: workspace.Exists}
 //	kind := c.Classify(classify.Reply{Text: raw, FinishReason: resp.FinishReason,
@@ -42,6 +42,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/loopguard"
 )
@@ -54,7 +58,7 @@ type Reply struct {
 	FinishReason string
 	// Parsed is what the format's parser read from Text; nil parses Text
 	// with the Classifier's Format.
-	Parsed *chat.Parsed
+	Parsed *callformat.Parsed
 	// Previous is Signature of the previous step's calls; empty when
 	// there was none.
 	Previous string
@@ -65,10 +69,10 @@ type Reply struct {
 // and Exists are.
 type Classifier struct {
 	// Format parses Reply.Text when Reply.Parsed is nil; nil means Hermes.
-	Format chat.Format
+	Format callformat.Format
 	// Validator holds the tools' schemas; nil skips the tool and argument
 	// checks.
-	Validator *chat.Validator
+	Validator *validate.Validator
 	// Exists reports whether a path exists in the workspace; nil skips
 	// the path check. A call's "path" argument is checked.
 	Exists func(path string) bool
@@ -78,13 +82,13 @@ type Classifier struct {
 }
 
 // callProblems are the parser's problems that mean a call was there.
-var callProblems = []chat.ProblemKind{chat.Unterminated, chat.InvalidJSON, chat.NoName, chat.ArgsNotObject, chat.Malformed}
+var callProblems = []callformat.ProblemKind{callformat.Unterminated, callformat.InvalidJSON, callformat.NoName, callformat.ArgsNotObject, callformat.Malformed}
 
 // Classify names what is wrong with a reply, or OK.
 func (c Classifier) Classify(r Reply) Kind {
 	p := c.parse(r)
 	if len(p.Calls) == 0 && !hasProblem(p, callProblems...) {
-		if hasProblem(p, chat.OutsideFormat) || strings.Contains(p.Content, `"name"`) {
+		if hasProblem(p, callformat.OutsideFormat) || strings.Contains(p.Content, `"name"`) {
 			return OutsideFormat
 		}
 		return TextOnly
@@ -107,18 +111,18 @@ func (c Classifier) Classify(r Reply) Kind {
 	return OK
 }
 
-func (c Classifier) parse(r Reply) chat.Parsed {
+func (c Classifier) parse(r Reply) callformat.Parsed {
 	if r.Parsed != nil {
 		return *r.Parsed
 	}
 	f := c.Format
 	if f == nil {
-		f, _ = chat.NewFormat("hermes", nil)
+		f, _ = callformat.New("hermes", nil)
 	}
 	return f.Parse(r.Text)
 }
 
-func hasProblem(p chat.Parsed, kinds ...chat.ProblemKind) bool {
+func hasProblem(p callformat.Parsed, kinds ...callformat.ProblemKind) bool {
 	for _, pr := range p.Problems {
 		if slices.Contains(kinds, pr.Kind) {
 			return true
@@ -130,15 +134,15 @@ func hasProblem(p chat.Parsed, kinds ...chat.ProblemKind) bool {
 // checkKinds maps the validator's checks to kinds, in the order of the
 // catalog: the first check any call fails decides.
 var checkKinds = []struct {
-	check chat.Check
+	check validate.Check
 	kind  Kind
 }{
-	{chat.CheckUnknownTool, UnknownTool},
-	{chat.CheckInvalidJSON, InvalidJSON},
-	{chat.CheckNotObject, InvalidJSON},
-	{chat.CheckMissingArgument, MissingArgument},
-	{chat.CheckSchema, WrongType},
-	{chat.CheckUnknownArgument, UnknownArgument},
+	{validate.CheckUnknownTool, UnknownTool},
+	{validate.CheckInvalidJSON, InvalidJSON},
+	{validate.CheckNotObject, InvalidJSON},
+	{validate.CheckMissingArgument, MissingArgument},
+	{validate.CheckSchema, WrongType},
+	{validate.CheckUnknownArgument, UnknownArgument},
 }
 
 // arguments checks the calls' tools and arguments against the schemas.
@@ -151,7 +155,7 @@ func (c Classifier) arguments(calls []chat.ToolCall) Kind {
 		call.ID = fmt.Sprintf("call%d", i) // ids are the agent's business, not the model's
 		withIDs[i] = call
 	}
-	violations := c.Validator.Validate(chat.Reply{FinishReason: "stop", Calls: withIDs})
+	violations := c.Validator.Validate(validate.Reply{FinishReason: "stop", Calls: withIDs})
 	for _, ck := range checkKinds {
 		for _, v := range violations {
 			if v.Check == ck.check {

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/internal/golden"
 )
@@ -26,11 +30,11 @@ func seedClassifier(t testing.TB) Classifier {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := chat.NewValidator(tools)
+	v, err := validate.New(tools)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := chat.NewFormat("hermes", tools)
+	f, err := callformat.New("hermes", tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,35 +80,35 @@ func call(name, args string) chat.ToolCall {
 }
 
 // TestClassifyParsed classifies replies that another format's parser
-// read: the Classifier takes the chat.Parsed as it is.
+// read: the Classifier takes the callformat.Parsed as it is.
 func TestClassifyParsed(t *testing.T) {
 	readPom := call("read_file", `{"path":"pom.xml"}`)
 	tests := []struct {
 		name     string
-		parsed   chat.Parsed
+		parsed   callformat.Parsed
 		finish   string
 		previous string
 		c        func(Classifier) Classifier
 		want     Kind
 	}{
-		{name: "ok", parsed: chat.Parsed{Calls: []chat.ToolCall{readPom}}, want: OK},
-		{name: "malformed markup", parsed: chat.Parsed{Problems: []chat.Problem{{Kind: chat.Malformed}}}, want: InvalidJSON},
-		{name: "cut off before invalid", parsed: chat.Parsed{Problems: []chat.Problem{{Kind: chat.Unterminated}}}, finish: "length", want: CutOff},
-		{name: "unterminated without length reads as invalid JSON, as in the seed", parsed: chat.Parsed{Problems: []chat.Problem{{Kind: chat.Unterminated}}}, want: InvalidJSON},
-		{name: "outside format", parsed: chat.Parsed{Content: "[{...}]", Problems: []chat.Problem{{Kind: chat.OutsideFormat}}}, want: OutsideFormat},
-		{name: "text only", parsed: chat.Parsed{Content: "Done."}, want: TextOnly},
-		{name: "unknown argument", parsed: chat.Parsed{Calls: []chat.ToolCall{call("read_file", `{"path":"pom.xml","lines":3}`)}}, want: UnknownArgument},
-		{name: "missing before wrong type", parsed: chat.Parsed{Calls: []chat.ToolCall{call("edit_file", `{"path":1,"old_string":"a"}`)}}, want: MissingArgument},
-		{name: "second call decides", parsed: chat.Parsed{Calls: []chat.ToolCall{readPom, call("cat", `{}`)}}, want: UnknownTool},
-		{name: "repeat with keys reordered", parsed: chat.Parsed{Calls: []chat.ToolCall{call("edit_file", `{"path":"pom.xml","new_string":"b","old_string":"a"}`)}},
+		{name: "ok", parsed: callformat.Parsed{Calls: []chat.ToolCall{readPom}}, want: OK},
+		{name: "malformed markup", parsed: callformat.Parsed{Problems: []callformat.Problem{{Kind: callformat.Malformed}}}, want: InvalidJSON},
+		{name: "cut off before invalid", parsed: callformat.Parsed{Problems: []callformat.Problem{{Kind: callformat.Unterminated}}}, finish: "length", want: CutOff},
+		{name: "unterminated without length reads as invalid JSON, as in the seed", parsed: callformat.Parsed{Problems: []callformat.Problem{{Kind: callformat.Unterminated}}}, want: InvalidJSON},
+		{name: "outside format", parsed: callformat.Parsed{Content: "[{...}]", Problems: []callformat.Problem{{Kind: callformat.OutsideFormat}}}, want: OutsideFormat},
+		{name: "text only", parsed: callformat.Parsed{Content: "Done."}, want: TextOnly},
+		{name: "unknown argument", parsed: callformat.Parsed{Calls: []chat.ToolCall{call("read_file", `{"path":"pom.xml","lines":3}`)}}, want: UnknownArgument},
+		{name: "missing before wrong type", parsed: callformat.Parsed{Calls: []chat.ToolCall{call("edit_file", `{"path":1,"old_string":"a"}`)}}, want: MissingArgument},
+		{name: "second call decides", parsed: callformat.Parsed{Calls: []chat.ToolCall{readPom, call("cat", `{}`)}}, want: UnknownTool},
+		{name: "repeat with keys reordered", parsed: callformat.Parsed{Calls: []chat.ToolCall{call("edit_file", `{"path":"pom.xml","new_string":"b","old_string":"a"}`)}},
 			previous: Signature([]chat.ToolCall{call("edit_file", `{"old_string": "a", "new_string": "b", "path": "pom.xml"}`)}), want: Repeat},
-		{name: "edit of a missing file", parsed: chat.Parsed{Calls: []chat.ToolCall{call("edit_file", `{"path":"nope","old_string":"a","new_string":"b"}`)}}, want: PathMissing},
+		{name: "edit of a missing file", parsed: callformat.Parsed{Calls: []chat.ToolCall{call("edit_file", `{"path":"nope","old_string":"a","new_string":"b"}`)}}, want: PathMissing},
 		{name: "a new file may not exist", c: func(c Classifier) Classifier { c.NewFiles = []string{"edit_file"}; return c },
-			parsed: chat.Parsed{Calls: []chat.ToolCall{call("edit_file", `{"path":"nope","old_string":"a","new_string":"b"}`)}}, want: OK},
+			parsed: callformat.Parsed{Calls: []chat.ToolCall{call("edit_file", `{"path":"nope","old_string":"a","new_string":"b"}`)}}, want: OK},
 		{name: "no validator: tools unchecked", c: func(c Classifier) Classifier { c.Validator = nil; return c },
-			parsed: chat.Parsed{Calls: []chat.ToolCall{call("cat", `{"path":"pom.xml"}`)}}, want: OK},
+			parsed: callformat.Parsed{Calls: []chat.ToolCall{call("cat", `{"path":"pom.xml"}`)}}, want: OK},
 		{name: "no Exists: paths unchecked", c: func(c Classifier) Classifier { c.Exists = nil; return c },
-			parsed: chat.Parsed{Calls: []chat.ToolCall{call("read_file", `{"path":"nope"}`)}}, want: OK},
+			parsed: callformat.Parsed{Calls: []chat.ToolCall{call("read_file", `{"path":"nope"}`)}}, want: OK},
 	}
 	base := seedClassifier(t)
 	for _, tt := range tests {

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/engine"
@@ -27,7 +31,7 @@ type Options struct {
 	// llama-server's --chat-template-file does.
 	ChatTemplate string
 	// Format names the call format instead of detecting it from the
-	// template (one of chat.FormatNames).
+	// template (one of callformat.Names).
 	Format string
 	// Subagents makes room for Sub: a second sequence in a unified KV
 	// cache, so that a subagent gets the whole window while the parent's
@@ -60,14 +64,14 @@ type Client struct {
 	// tokens and the tools' compiled validator.
 	last          promptTokens
 	lastToolsKey  string
-	lastValidator *chat.Validator
+	lastValidator *validate.Validator
 	// and the call grammar, for the same format, tools and options.
 	lastGrammarKey string
 	lastGrammar    *grammar.CallGrammar
 	subagents      bool
 	tmpl           *chat.Template // default template
 	toolTmpl       *chat.Template // tool_use variant, or tmpl
-	detection      chat.Detection
+	detection      callformat.Detection
 	thinking       bool // the template writes <think> blocks
 	draftMax       int
 	draftInCalls   bool
@@ -105,9 +109,9 @@ func newClient(m *llama.Model, opts Options, seqs int) (*Client, error) {
 			return nil, err
 		}
 	}
-	c.detection = chat.DetectFormat(c.toolTmpl)
+	c.detection = callformat.Detect(c.toolTmpl)
 	if opts.Format != "" {
-		c.detection = chat.Detection{Format: opts.Format, Reason: "set by Options.Format"}
+		c.detection = callformat.Detection{Format: opts.Format, Reason: "set by Options.Format"}
 	}
 	c.thinking = strings.Contains(c.toolTmpl.Source(), "<think>")
 	p := llama.ContextParams{ContextSize: opts.ContextSize, Threads: opts.Threads, FlashAttention: opts.FlashAttention}
@@ -138,7 +142,7 @@ func newClient(m *llama.Model, opts Options, seqs int) (*Client, error) {
 }
 
 // Detection returns the call format in use and why.
-func (c *Client) Detection() chat.Detection { return c.detection }
+func (c *Client) Detection() callformat.Detection { return c.detection }
 
 // Caps returns the template's capabilities.
 func (c *Client) Caps() chat.Caps { return c.toolTmpl.Caps() }

@@ -8,6 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/engine"
@@ -51,15 +55,15 @@ type request struct {
 	req      Request
 	start    time.Time
 	u        Usage
-	format   chat.Format
+	format   callformat.Format
 	prompt   string
 	prefill  string
 	toks     []llama.Token
-	v        *chat.Validator
+	v        *validate.Validator
 	g        *llama.Sampler // the call grammar, or nil
 	ch, call *llama.Sampler // the chain, and the call chain or nil
 	sampling model.Resolved // what the chains were built from
-	stream   chat.StreamParser
+	stream   callformat.StreamParser
 }
 
 // prepare renders and tokenizes the prompt and builds the grammar, the
@@ -187,7 +191,7 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds())
 // schema that does not compile is the caller's error, whatever tool_choice
 // says. It returns nil without tools. The compiled validator is kept for
 // the next request with the same tools, as an agent sends on every step.
-func (c *Client) validator(req Request) (*chat.Validator, error) {
+func (c *Client) validator(req Request) (*validate.Validator, error) {
 	if len(req.Tools) == 0 {
 		return nil, nil
 	}
@@ -195,7 +199,7 @@ func (c *Client) validator(req Request) (*chat.Validator, error) {
 	if c.lastValidator != nil && c.lastToolsKey == key {
 		return c.lastValidator, nil
 	}
-	v, err := chat.NewValidator(req.Tools)
+	v, err := validate.New(req.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -218,20 +222,20 @@ func toolsKey(ts []chat.Tool) string {
 // calls, as llama-server does. A prompt that ends inside the format's
 // reasoning block (QwQ and DeepSeek-R1 templates open <think>) starts the
 // reply in reasoning. Each call gets an id no call of the conversation
-// has (chat.UniqueIDs), drawn from idRand.
-func (c *Client) stream(req Request, f chat.Format, prompt string) (chat.StreamParser, error) {
+// has (callformat.UniqueIDs), drawn from idRand.
+func (c *Client) stream(req Request, f callformat.Format, prompt string) (callformat.StreamParser, error) {
 	noCalls := len(req.Tools) == 0 || req.ToolChoice.Mode == grammar.ChoiceNone
 	open := false
 	if b := f.ReasoningBlock(); b != nil {
 		open = strings.LastIndex(prompt, b.Open) > strings.LastIndex(prompt, b.Close)
 	}
 	ids := c.idRand(req)
-	sf, err := chat.NewFormatOptions(f.Name(), req.Tools, chat.FormatOptions{
+	sf, err := callformat.NewWithOptions(f.Name(), req.Tools, callformat.Options{
 		Rand: ids, NoCalls: noCalls, ReasoningOpen: open})
 	if err != nil {
 		return nil, err
 	}
-	return chat.UniqueIDs(sf.Stream(), sf, ids, req.Messages), nil
+	return callformat.UniqueIDs(sf.Stream(), sf, ids, req.Messages), nil
 }
 
 // splitPrefill separates a final assistant message, which the model
@@ -244,17 +248,17 @@ func splitPrefill(msgs []chat.Message) ([]chat.Message, string) {
 }
 
 // format returns the call format for the request's tools.
-func (c *Client) format(req Request) (chat.Format, error) {
+func (c *Client) format(req Request) (callformat.Format, error) {
 	name := c.detection.Format
 	if req.Format != "" {
 		name = req.Format
 	}
-	return chat.NewFormatOptions(name, req.Tools, chat.FormatOptions{Rand: c.idRand(req)})
+	return callformat.NewWithOptions(name, req.Tools, callformat.Options{Rand: c.idRand(req)})
 }
 
 // grammar compiles the call grammar of the request and feeds it the
 // prefill.
-func (c *Client) grammar(f chat.Format, req Request, prefill string) (*llama.Sampler, error) {
+func (c *Client) grammar(f callformat.Format, req Request, prefill string) (*llama.Sampler, error) {
 	if len(req.Tools) == 0 || req.ToolChoice.Mode == grammar.ChoiceNone || req.NoGrammar {
 		return nil, nil
 	}
@@ -290,7 +294,7 @@ func (c *Client) grammar(f chat.Format, req Request, prefill string) (*llama.Sam
 // tools' schemas and opts are the same: an agent sends the same tools on
 // every step, and a grammar narrowed to a file's text (agent/paths) takes
 // tens of milliseconds to build.
-func (c *Client) callGrammar(f chat.Format, req Request, opts grammar.CallOptions) (*grammar.CallGrammar, error) {
+func (c *Client) callGrammar(f callformat.Format, req Request, opts grammar.CallOptions) (*grammar.CallGrammar, error) {
 	tools := req.Tools
 	if len(req.GrammarTools) > 0 {
 		tools = req.GrammarTools
@@ -326,7 +330,7 @@ func (c *Client) callGrammar(f chat.Format, req Request, opts grammar.CallOption
 // finish fills the assistant message and the finish reason, and validates
 // the calls, when calls were allowed and made: a reply cut by the token
 // limit without a call has nothing to validate.
-func (c *Client) finish(resp *Response, res *engine.Result, v *chat.Validator, req Request) {
+func (c *Client) finish(resp *Response, res *engine.Result, v *validate.Validator, req Request) {
 	p := resp.Parsed
 	resp.Message = chat.Message{Role: "assistant", Content: p.Content, ReasoningContent: p.Reasoning, ToolCalls: p.Calls}
 	switch {
@@ -340,5 +344,5 @@ func (c *Client) finish(resp *Response, res *engine.Result, v *chat.Validator, r
 	if v == nil || req.ToolChoice.Mode == grammar.ChoiceNone || len(p.Calls) == 0 {
 		return
 	}
-	resp.Violations = v.Validate(chat.Reply{FinishReason: resp.FinishReason, Calls: p.Calls})
+	resp.Violations = v.Validate(validate.Reply{FinishReason: resp.FinishReason, Calls: p.Calls})
 }

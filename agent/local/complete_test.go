@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/grammar"
@@ -179,7 +181,7 @@ func TestCompleteKeepsPartial(t *testing.T) {
 	msgs := userMessages(t, `[{"role": "user", "content": "Say something long."}]`)
 	ctx, cancel := context.WithCancel(context.Background())
 	var streamed strings.Builder
-	resp, err := c.Complete(ctx, local.Request{Messages: msgs, MaxTokens: 400, OnDelta: func(d chat.Delta) {
+	resp, err := c.Complete(ctx, local.Request{Messages: msgs, MaxTokens: 400, OnDelta: func(d callformat.Delta) {
 		streamed.WriteString(d.Content)
 		if streamed.Len() > 30 {
 			cancel()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
@@ -39,7 +41,7 @@ func TestDraftSameReply(t *testing.T) {
 		run := func(c *local.Client) (*local.Response, string) {
 			var streamed string
 			resp, err := c.Complete(context.Background(), local.Request{Messages: msgs, Tools: tools, ToolChoice: grammar.Choice{Mode: mode},
-				Sampling: sc, MaxTokens: 64, IDSeed: 1, OnDelta: func(d chat.Delta) { streamed += d.Content + d.Reasoning }})
+				Sampling: sc, MaxTokens: 64, IDSeed: 1, OnDelta: func(d callformat.Delta) { streamed += d.Content + d.Reasoning }})
 			if err != nil {
 				t.Fatal(err)
 			}

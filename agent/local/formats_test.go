@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/repair"
 	"github.com/loopagent/loop/engine"
@@ -20,14 +24,14 @@ import (
 // agree on one complete, valid call.
 func TestFormatsEndToEnd(t *testing.T) {
 	m, slot, tools := formatsSetup(t)
-	v, err := chat.NewValidator(tools)
+	v, err := validate.New(tools)
 	if err != nil {
 		t.Fatal(err)
 	}
 	prompt, _ := m.Tokenize("<|im_start|>user\nWhat is in pom.xml?<|im_end|>\n<|im_start|>assistant\n", false, true)
-	for _, name := range chat.FormatNames() {
+	for _, name := range callformat.Names() {
 		t.Run(name, func(t *testing.T) {
-			f, err := chat.NewFormatOptions(name, tools, chat.FormatOptions{Rand: rand.New(rand.NewPCG(1, 2))})
+			f, err := callformat.NewWithOptions(name, tools, callformat.Options{Rand: rand.New(rand.NewPCG(1, 2))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +71,7 @@ func TestFormatsEndToEnd(t *testing.T) {
 			if res.StopType == engine.StopLimit {
 				finish = "length"
 			}
-			viol := v.Validate(chat.Reply{FinishReason: finish, Calls: p.Calls})
+			viol := v.Validate(validate.Reply{FinishReason: finish, Calls: p.Calls})
 			if len(p.Calls) != 1 || len(viol) > 0 || len(p.Problems) > 0 {
 				t.Errorf("%s: %d calls, problems %v, violations %v, stop %s in %d tokens:\n%s", name, len(p.Calls), p.Problems, viol, res.StopType, len(res.Tokens), res.Text)
 				return
@@ -93,7 +97,7 @@ func defaultChain(t *testing.T, seed uint32) *llama.Sampler {
 // object leaves the grammar asleep.
 func TestHermesBareCall(t *testing.T) {
 	m, slot, tools := formatsSetup(t)
-	f, err := chat.NewFormat("hermes", tools)
+	f, err := callformat.New("hermes", tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +133,7 @@ func TestHermesBareCall(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := start + res.Text
-		v, err := chat.NewValidator(tools)
+		v, err := validate.New(tools)
 		if err != nil {
 			t.Fatal(err)
 		}

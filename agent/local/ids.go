@@ -10,7 +10,7 @@ import (
 // Request.IDSeed it is seeded with it, so that the request's ids are
 // reproducible; else it is the client's own source, made on first use and
 // kept for the client's life, so that no two requests draw the same ids.
-// Either way the stream parser (chat.UniqueIDs) gives no call an id the
+// Either way the stream parser (callformat.UniqueIDs) gives no call an id the
 // request's history holds.
 func (c *Client) idRand(req Request) *rand.Rand {
 	if req.IDSeed != 0 {

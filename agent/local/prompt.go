@@ -3,6 +3,10 @@ package local
 import (
 	"fmt"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/grammar"
@@ -45,18 +49,18 @@ func (c *Client) render(msgs []chat.Message, req Request, format string) (string
 // renderPrompt renders the history msgs, without the prefill: Complete
 // (`loop chat`, `loop run`) and `loop template` all render here. The history's call ids
 // must be unique and every result's must name an earlier call
-// (chat.ValidateHistory); ids the format's template does not take are
-// renamed for the prompt (chat.FitIDs), and the reply's calls never get
-// one of them (chat.UniqueIDs, in stream).
+// (validate.History); ids the format's template does not take are
+// renamed for the prompt (callformat.FitIDs), and the reply's calls never get
+// one of them (callformat.UniqueIDs, in stream).
 func renderPrompt(t *chat.Template, msgs []chat.Message, req Request, format string, gen bool) (chat.Prompt, error) {
-	if err := chat.ValidateHistory(msgs); err != nil {
+	if err := validate.History(msgs); err != nil {
 		return chat.Prompt{}, err
 	}
-	f, err := chat.NewFormat(format, req.Tools)
+	f, err := callformat.New(format, req.Tools)
 	if err != nil {
 		return chat.Prompt{}, err
 	}
-	msgs, renamed := chat.FitIDs(msgs, f)
+	msgs, renamed := callformat.FitIDs(msgs, f)
 	p, err := t.RenderPrompt(chat.PromptInput{Messages: msgs, Tools: req.Tools, Format: format,
 		ToolChoiceNone: req.ToolChoice.Mode == grammar.ChoiceNone, AddGenerationPrompt: gen, Extra: req.Extra})
 	if err == nil && renamed > 0 {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/gate"
 	"github.com/loopagent/loop/agent/transcript"
@@ -29,7 +31,7 @@ type Agent struct {
 	lastPrompt string          // the last request's rendered prompt
 
 	// Built once: the tools do not change during a run.
-	validator    *chat.Validator
+	validator    *validate.Validator
 	validatorErr error
 
 	// per Run

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/gate"
 	"github.com/loopagent/loop/agent/instructions"
@@ -86,7 +88,7 @@ func newAgent(c config) (*Agent, error) {
 	if a.sink == nil {
 		a.sink = transcript.Multi(nil)
 	}
-	a.validator, a.validatorErr = chat.NewValidator(defs)
+	a.validator, a.validatorErr = validate.New(defs)
 	a.guards = newGuards(c)
 	if err := a.newWindow(); err != nil {
 		return nil, err

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/tools"
@@ -21,7 +22,7 @@ type blockingModel struct{ started chan struct{} }
 
 func (m blockingModel) Complete(ctx context.Context, req model.Request) (*model.Response, error) {
 	if req.OnDelta != nil {
-		req.OnDelta(chat.Delta{Content: "Let me think"})
+		req.OnDelta(callformat.Delta{Content: "Let me think"})
 	}
 	close(m.started)
 	<-ctx.Done()

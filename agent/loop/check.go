@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/classify"
 	"github.com/loopagent/loop/agent/model"
@@ -28,7 +32,7 @@ const (
 // turn is a checked reply: the calls that may run, or why none may.
 type turn struct {
 	resp     *model.Response
-	parsed   chat.Parsed // after repair and recovery
+	parsed   callformat.Parsed // after repair and recovery
 	calls    []chat.ToolCall
 	fixes    []repair.Fix
 	bad      string         // one of the bad* reasons, or "" when the reply is usable
@@ -125,14 +129,14 @@ type readable struct{}
 func (readable) check(_ *Agent, t *turn) {
 	for _, pr := range t.parsed.Problems {
 		switch pr.Kind {
-		case chat.Unterminated:
+		case callformat.Unterminated:
 			t.bad, t.errMsg = badCutOff, "Your call was not finished, so nothing ran: "+pr.Message+". Write the whole call again."
 			return
-		case chat.InvalidJSON, chat.NoName, chat.ArgsNotObject:
+		case callformat.InvalidJSON, callformat.NoName, callformat.ArgsNotObject:
 			t.bad, t.errMsg = badJSON, "Your call could not be read, so nothing ran: "+pr.Message+
 				". Write it again as a JSON object with \"name\" and \"arguments\", in the format the system prompt shows."
 			return
-		case chat.OutsideFormat:
+		case callformat.OutsideFormat:
 			if len(t.parsed.Calls) == 0 {
 				t.bad, t.errMsg = badFormat, "That call was written outside the tool-call format, so nothing ran. Write it again in the format the system prompt shows."
 				return
@@ -158,16 +162,16 @@ func (valid) check(a *Agent, t *turn) {
 		if a.validatorErr != nil {
 			return
 		}
-		violations = a.validator.Validate(chat.Reply{FinishReason: t.resp.FinishReason, Calls: t.calls})
+		violations = a.validator.Validate(validate.Reply{FinishReason: t.resp.FinishReason, Calls: t.calls})
 	}
 	// uniqueIDs has given every call an id of its own already.
-	violations = slices.DeleteFunc(slices.Clone(violations), func(v chat.Violation) bool {
-		return v.Check == chat.CheckEmptyID || v.Check == chat.CheckDuplicateID
+	violations = slices.DeleteFunc(slices.Clone(violations), func(v validate.Violation) bool {
+		return v.Check == validate.CheckEmptyID || v.Check == validate.CheckDuplicateID
 	})
 	if len(violations) == 0 {
 		return
 	}
-	byCall := map[int][]chat.Violation{}
+	byCall := map[int][]validate.Violation{}
 	for _, vi := range violations {
 		byCall[vi.Call] = append(byCall[vi.Call], vi)
 	}
@@ -179,7 +183,7 @@ func (valid) check(a *Agent, t *turn) {
 			continue
 		}
 		for _, vi := range vs {
-			if vi.Check == chat.CheckUnknownTool {
+			if vi.Check == validate.CheckUnknownTool {
 				t.bad = badTool
 			}
 		}

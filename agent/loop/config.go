@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/fewshot"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/tools"
@@ -110,7 +111,7 @@ type Settings struct {
 	// Sink receives every event of the run; nil discards them.
 	Sink transcript.Sink
 	// OnDelta receives the model's reply as it streams, with its step.
-	OnDelta func(step int, d chat.Delta)
+	OnDelta func(step int, d callformat.Delta)
 	// OnPrefill hears how far a step's prompt prefill is.
 	OnPrefill func(step, done, total int)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/tools"
@@ -29,7 +30,7 @@ type recorder struct {
 func (r *recorder) Complete(ctx context.Context, req model.Request) (*model.Response, error) {
 	r.requests++
 	if err := window.ValidatePairs(req.Messages); err != nil {
-		r.t.Errorf("request %d: %v\n%s", r.requests, err, window.Shape(req.Messages))
+		r.t.Errorf("request %d: %v\n%s", r.requests, err, roles(req.Messages))
 	}
 	n := window.Estimate{}.Count(string(tools.Default().Definitions()))
 	for _, m := range req.Messages {
@@ -145,4 +146,13 @@ func TestOverflowCompacts(t *testing.T) {
 	if out.Kind != loop.Done || out.Compactions != 1 {
 		t.Fatalf("outcome %s with %d compactions, want done after one", out, out.Compactions)
 	}
+}
+
+// roles lists the roles of msgs, with the call id of each result.
+func roles(msgs []chat.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "%s%s ", m.Role, m.ToolCallID)
+	}
+	return b.String()
 }

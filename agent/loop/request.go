@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/transcript"
@@ -69,7 +71,7 @@ func (a *Agent) request(ctx context.Context) (model.Request, func()) {
 	}
 	step := a.step
 	if a.cfg.OnDelta != nil {
-		req.OnDelta = func(d chat.Delta) { a.cfg.OnDelta(step, d) }
+		req.OnDelta = func(d callformat.Delta) { a.cfg.OnDelta(step, d) }
 	}
 	if a.cfg.OnPrefill != nil {
 		req.OnPrefill = func(done, total int) { a.cfg.OnPrefill(step, done, total) }

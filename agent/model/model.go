@@ -21,6 +21,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/grammar"
 )
@@ -102,14 +106,14 @@ type Request struct {
 	// tool_choice required is then only asked for, not enforced).
 	NoGrammar bool
 	// Format names the call format instead of the model's detected one
-	// (one of chat.FormatNames; "prompt" describes the tools in the system
+	// (one of callformat.Names; "prompt" describes the tools in the system
 	// prompt for any template). A script keeps its own.
 	Format string
 	// Whitespace of the calls' JSON (default: at most one space).
 	Whitespace grammar.Whitespace
 	// OnDelta receives the reply as it streams: content, reasoning, and
 	// call pieces.
-	OnDelta func(chat.Delta)
+	OnDelta func(callformat.Delta)
 	// OnStart, when set, hears once that the prompt is rendered and the
 	// sampler resolved, before the prefill: what the request runs with.
 	OnStart func(Start)
@@ -153,16 +157,16 @@ type Response struct {
 	// Text is the raw text the model wrote, prefill excluded.
 	Text string
 	// Parsed is the parser's full report, problems included.
-	Parsed chat.Parsed
+	Parsed callformat.Parsed
 	// Violations are the validator's findings; a call with any must not run.
-	Violations []chat.Violation
+	Violations []validate.Violation
 	// Prompt is the rendered prompt, prefill included.
 	Prompt string
 	// Format is the call format used, and Calls the format itself, built
 	// for the request's tools: the agent repairs and recovers the reply's
 	// calls with it rather than building it again.
 	Format string
-	Calls  chat.Format `json:"-"`
+	Calls  callformat.Format `json:"-"`
 	// Sampling is the sampler configuration the reply was written with.
 	Sampling Resolved
 	// Usage counts tokens as the OpenAI API does, with cache reuse.

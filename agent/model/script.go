@@ -10,6 +10,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/grammar"
 )
@@ -49,9 +53,9 @@ type Script struct {
 }
 
 // NewScript returns a script of replies in the named call format
-// (chat.FormatNames), with optional branches.
+// (callformat.Names), with optional branches.
 func NewScript(format string, replies []Reply, branches ...Branch) (*Script, error) {
-	if _, err := chat.NewFormat(format, nil); err != nil {
+	if _, err := callformat.New(format, nil); err != nil {
 		return nil, err
 	}
 	return &Script{format: format, replies: replies, branches: branches, taken: make([]bool, len(branches)),
@@ -133,7 +137,7 @@ func (s *Script) Complete(ctx context.Context, req Request) (*Response, error) {
 		req.OnStart(Start{Format: s.format, Sampling: sampling})
 	}
 	noCalls := len(req.Tools) == 0 || req.ToolChoice.Mode == grammar.ChoiceNone
-	f, err := chat.NewFormatOptions(s.format, req.Tools, chat.FormatOptions{Rand: s.rand, NoCalls: noCalls})
+	f, err := callformat.NewWithOptions(s.format, req.Tools, callformat.Options{Rand: s.rand, NoCalls: noCalls})
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +149,11 @@ func (s *Script) Complete(ctx context.Context, req Request) (*Response, error) {
 		resp.FinishReason = finishOf(parsed)
 	}
 	if !noCalls && len(parsed.Calls) > 0 {
-		v, err := chat.NewValidator(req.Tools)
+		v, err := validate.New(req.Tools)
 		if err != nil {
 			return nil, err
 		}
-		resp.Violations = v.Validate(chat.Reply{FinishReason: resp.FinishReason, Calls: parsed.Calls})
+		resp.Violations = v.Validate(validate.Reply{FinishReason: resp.FinishReason, Calls: parsed.Calls})
 	}
 	return resp, nil
 }
@@ -172,7 +176,7 @@ func (s *Script) branch(msgs []chat.Message) {
 
 // stream feeds text to the parser in small pieces, as a model writes it,
 // and returns the parse.
-func stream(p chat.StreamParser, text string, onDelta func(chat.Delta)) chat.Parsed {
+func stream(p callformat.StreamParser, text string, onDelta func(callformat.Delta)) callformat.Parsed {
 	const piece = 8
 	for i := 0; i < len(text); {
 		j := min(i+piece, len(text))
@@ -189,9 +193,9 @@ func stream(p chat.StreamParser, text string, onDelta func(chat.Delta)) chat.Par
 	return p.Finish()
 }
 
-func finishOf(p chat.Parsed) string {
+func finishOf(p callformat.Parsed) string {
 	for _, pr := range p.Problems {
-		if pr.Kind == chat.Unterminated {
+		if pr.Kind == callformat.Unterminated {
 			return "length"
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/chat"
 )
 
@@ -29,7 +31,7 @@ func TestScript(t *testing.T) {
 	ctx := context.Background()
 	req := Request{Messages: []chat.Message{{Role: "user", Content: "read a.go"}}, Tools: tools}
 	var streamed string
-	req.OnDelta = func(d chat.Delta) {
+	req.OnDelta = func(d callformat.Delta) {
 		if d.Call != nil {
 			streamed += d.Call.Name + d.Call.Arguments
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/grammar"
@@ -82,7 +84,7 @@ func TestNarrow(t *testing.T) {
 	}
 	// The narrowed tools still compile into a call grammar, whose path
 	// rule is the files' alternation.
-	f, err := chat.NewFormat("hermes", got)
+	f, err := callformat.New("hermes", got)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +169,7 @@ func TestNarrowRead(t *testing.T) {
 	if e := enumOf(t, got, "read_file", "path"); len(e) != 4 {
 		t.Errorf("read_file path enum %v, want the 4 files", e)
 	}
-	f, err := chat.NewFormat("hermes", got)
+	f, err := callformat.New("hermes", got)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,10 @@ package repair_test
 import (
 	"fmt"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/repair"
 )
@@ -10,8 +14,8 @@ import (
 func ExampleFixer() {
 	tools, _ := chat.ParseTools([]byte(`[{"type": "function", "function": {"name": "read_file",
 		"parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]`))
-	v, _ := chat.NewValidator(tools)
-	format, _ := chat.NewFormat("hermes", tools)
+	v, _ := validate.New(tools)
+	format, _ := callformat.New("hermes", tools)
 	raw := "I will read it.\n```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"pom.xml\",}}\n```"
 	parsed, fixes := repair.Fixer{Format: format, Check: repair.Validates(v)}.Fix(raw, format.Parse(raw))
 	fmt.Printf("%q %v\n", parsed.Content, parsed.Calls[0].Function)

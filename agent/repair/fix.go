@@ -5,6 +5,10 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 )
 
@@ -52,9 +56,9 @@ type Fix struct {
 type Fixer struct {
 	// Format is the reply's format. The JSON repair re-reads the repaired
 	// text with it; nil turns the JSON repair off.
-	Format chat.Format
+	Format callformat.Format
 	// Check accepts a recovered call: a known tool whose arguments
-	// validate (Validates gives one from a chat.Validator). Nil turns
+	// validate (Validates gives one from a validate.Validator). Nil turns
 	// recovery off.
 	Check func(chat.ToolCall) error
 	// NoRepair turns the JSON repair off.
@@ -69,7 +73,7 @@ type Fixer struct {
 // parser read stay first, in their order; repaired calls follow, then
 // recovered ones, in text order. Recovered calls leave the content; an
 // OutsideFormat problem goes when every candidate was taken.
-func (f Fixer) Fix(raw string, p chat.Parsed) (chat.Parsed, []Fix) {
+func (f Fixer) Fix(raw string, p callformat.Parsed) (callformat.Parsed, []Fix) {
 	var fixes []Fix
 	if !f.NoRepair && f.Format != nil {
 		p, fixes = f.repairJSON(raw, p)
@@ -85,7 +89,7 @@ func (f Fixer) Fix(raw string, p chat.Parsed) (chat.Parsed, []Fix) {
 // repairJSON repairs, one object at a time, the JSON objects of raw, and
 // keeps a repair when the format then reads more calls from the text. A
 // truncated object is never repaired.
-func (f Fixer) repairJSON(raw string, p chat.Parsed) (chat.Parsed, []Fix) {
+func (f Fixer) repairJSON(raw string, p callformat.Parsed) (callformat.Parsed, []Fix) {
 	if !hasCallProblem(p) {
 		return p, nil
 	}
@@ -131,9 +135,9 @@ func workBudget(n int) int { return 16*n + 1<<16 }
 
 // hasCallProblem reports whether the parser found a call it could not
 // read.
-func hasCallProblem(p chat.Parsed) bool {
+func hasCallProblem(p callformat.Parsed) bool {
 	for _, pr := range p.Problems {
-		if pr.Kind != chat.OutsideFormat {
+		if pr.Kind != callformat.OutsideFormat {
 			return true
 		}
 	}
@@ -163,10 +167,10 @@ func callKey(c chat.ToolCall) string { return c.Function.Name + "\x00" + c.Funct
 // Validates returns a Check that accepts a call v finds nothing wrong
 // with: a known tool, arguments that are a JSON object and match its
 // schema. The error is the first violation.
-func Validates(v *chat.Validator) func(chat.ToolCall) error {
+func Validates(v *validate.Validator) func(chat.ToolCall) error {
 	return func(c chat.ToolCall) error {
 		c.ID = "recovered"
-		for _, viol := range v.Validate(chat.Reply{FinishReason: "stop", Calls: []chat.ToolCall{c}}) {
+		for _, viol := range v.Validate(validate.Reply{FinishReason: "stop", Calls: []chat.ToolCall{c}}) {
 			return errors.New(viol.Message)
 		}
 		return nil

@@ -3,6 +3,10 @@ package repair
 import (
 	"testing"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/agent/chat"
 )
@@ -23,12 +27,12 @@ var (
 	mvnTest  = fn("shell", `{"command":"mvn -q test"}`)
 	ticks    = "```"
 	pomJSON  = `{"name": "read_file", "arguments": {"path": "pom.xml"}}`
-	outside  = []chat.Problem{{Kind: chat.OutsideFormat}}
-	invalid  = []chat.Problem{{Kind: chat.InvalidJSON}}
-	cutOff   = []chat.Problem{{Kind: chat.Unterminated}}
-	noProbs  []chat.Problem
-	problemK = cmp.Transformer("kinds", func(ps []chat.Problem) []chat.ProblemKind {
-		var ks []chat.ProblemKind
+	outside  = []callformat.Problem{{Kind: callformat.OutsideFormat}}
+	invalid  = []callformat.Problem{{Kind: callformat.InvalidJSON}}
+	cutOff   = []callformat.Problem{{Kind: callformat.Unterminated}}
+	noProbs  []callformat.Problem
+	problemK = cmp.Transformer("kinds", func(ps []callformat.Problem) []callformat.ProblemKind {
+		var ks []callformat.ProblemKind
 		for _, p := range ps {
 			ks = append(ks, p.Kind)
 		}
@@ -42,76 +46,76 @@ func TestFix(t *testing.T) {
 		format string // default hermes
 		fixer  Fixer  // Format and Check are set by the test, unless off
 		raw    string
-		want   chat.Parsed
+		want   callformat.Parsed
 		fixes  []Fix
 	}{
 		{name: "seed 000 Example 1 reply 1: nothing to fix", raw: "<tool_call>\n" + pomJSON + "\n</tool_call>",
-			want: chat.Parsed{Calls: []chat.ToolCall{readPom}}},
+			want: callformat.Parsed{Calls: []chat.ToolCall{readPom}}},
 		{name: "seed 000 Example 1 reply 2: fenced after text", raw: "I will read it.\n" + ticks + "json\n" + pomJSON + "\n" + ticks,
-			want:  chat.Parsed{Content: "I will read it.", Calls: []chat.ToolCall{readPom}},
+			want:  callformat.Parsed{Content: "I will read it.", Calls: []chat.ToolCall{readPom}},
 			fixes: []Fix{{Kind: KindFenced, Call: readPom}}},
 		{name: "seed 000 Example 1 reply 3: trailing comma", raw: "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"pom.xml\",}}\n</tool_call>",
-			want:  chat.Parsed{Calls: []chat.ToolCall{readPom}},
+			want:  callformat.Parsed{Calls: []chat.ToolCall{readPom}},
 			fixes: []Fix{{Kind: KindJSON, Call: readPom, Repairs: []string{TrailingComma}}}},
 		{name: "seed 000 Example 1 reply 4: single quotes", raw: "<tool_call>\n{'name': 'read_file', 'arguments': {'path': 'pom.xml'}}\n</tool_call>",
-			want:  chat.Parsed{Calls: []chat.ToolCall{readPom}},
+			want:  callformat.Parsed{Calls: []chat.ToolCall{readPom}},
 			fixes: []Fix{{Kind: KindJSON, Call: readPom, Repairs: []string{SingleQuotes}}}},
 		{name: "seed 000 Example 1 reply 8: truncated is never repaired", raw: "<tool_call>\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"src/main/ja",
-			want: chat.Parsed{Problems: cutOff}},
+			want: callformat.Parsed{Problems: cutOff}},
 		{name: "seed 000 Example 13: single quotes in a shell call", raw: "<tool_call>\n{'name': 'shell', 'arguments': {'command': 'mvn -q test'}}\n</tool_call>",
-			want:  chat.Parsed{Calls: []chat.ToolCall{mvnTest}},
+			want:  callformat.Parsed{Calls: []chat.ToolCall{mvnTest}},
 			fixes: []Fix{{Kind: KindJSON, Call: mvnTest, Repairs: []string{SingleQuotes}}}},
 		{name: "repaired call after a good one", raw: "<tool_call>\n" + pomJSON + "\n</tool_call>\n<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": \"mvn -q test\", }}\n</tool_call>",
-			want:  chat.Parsed{Calls: []chat.ToolCall{readPom, mvnTest}},
+			want:  callformat.Parsed{Calls: []chat.ToolCall{readPom, mvnTest}},
 			fixes: []Fix{{Kind: KindJSON, Call: mvnTest, Repairs: []string{TrailingComma}}}},
 		{name: "repair that gives no call is not kept", raw: "<tool_call>\n{'arguments': {'path': 'pom.xml'}}\n</tool_call>",
-			want: chat.Parsed{Problems: invalid}},
+			want: callformat.Parsed{Problems: invalid}},
 		{name: "JSON repair off", fixer: Fixer{NoRepair: true}, raw: "<tool_call>\n{'name': 'read_file', 'arguments': {'path': 'pom.xml'}}\n</tool_call>",
-			want: chat.Parsed{Problems: invalid}},
+			want: callformat.Parsed{Problems: invalid}},
 		{name: "recovery off", fixer: Fixer{NoRecovery: true}, raw: ticks + "json\n" + pomJSON + "\n" + ticks,
-			want: chat.Parsed{Content: ticks + "json\n" + pomJSON + "\n" + ticks, Problems: outside}},
+			want: callformat.Parsed{Content: ticks + "json\n" + pomJSON + "\n" + ticks, Problems: outside}},
 		{name: "fenced with a trailing comma", raw: ticks + "\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"pom.xml\",},}\n" + ticks,
-			want:  chat.Parsed{Calls: []chat.ToolCall{readPom}},
+			want:  callformat.Parsed{Calls: []chat.ToolCall{readPom}},
 			fixes: []Fix{{Kind: KindFenced, Call: readPom, Repairs: []string{TrailingComma}}}},
 		{name: "unknown tool in a ticks is refused", raw: ticks + "json\n{\"name\": \"cat\", \"arguments\": {\"path\": \"pom.xml\"}}\n" + ticks,
-			want:  chat.Parsed{Content: ticks + "json\n{\"name\": \"cat\", \"arguments\": {\"path\": \"pom.xml\"}}\n" + ticks, Problems: outside},
+			want:  callformat.Parsed{Content: ticks + "json\n{\"name\": \"cat\", \"arguments\": {\"path\": \"pom.xml\"}}\n" + ticks, Problems: outside},
 			fixes: []Fix{{Kind: KindFenced, Call: fn("cat", `{"path":"pom.xml"}`), Refused: "unknown tool 'cat'"}}},
 		{name: "missing argument in a function tag is refused", raw: "<function=shell>{\"cmd\": \"ls\"}</function>",
-			want:  chat.Parsed{Content: "<function=shell>{\"cmd\": \"ls\"}</function>", Problems: outside},
+			want:  callformat.Parsed{Content: "<function=shell>{\"cmd\": \"ls\"}</function>", Problems: outside},
 			fixes: []Fix{{Kind: KindFunctionTag, Call: fn("shell", `{"cmd":"ls"}`), Refused: "missing required argument 'command'"}}},
 		{name: "truncated ticks is refused", raw: "Reading.\n" + ticks + "json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"po",
-			want:  chat.Parsed{Content: "Reading.\n" + ticks + "json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"po", Problems: outside},
+			want:  callformat.Parsed{Content: "Reading.\n" + ticks + "json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"po", Problems: outside},
 			fixes: []Fix{{Kind: KindFenced, Call: fn("read_file", `{"path":"po"}`), Repairs: []string{Truncated}, Refused: Truncated}}},
 		{name: "mention after text", raw: "Call it like this: " + pomJSON,
-			want:  chat.Parsed{Content: "Call it like this: " + pomJSON, Problems: outside},
+			want:  callformat.Parsed{Content: "Call it like this: " + pomJSON, Problems: outside},
 			fixes: []Fix{{Kind: KindBareObject, Call: readPom, Refused: mention}}},
 		{name: "bare object then text", raw: pomJSON + "\nI will wait for the file.",
-			want:  chat.Parsed{Content: "I will wait for the file.", Calls: []chat.ToolCall{readPom}},
+			want:  callformat.Parsed{Content: "I will wait for the file.", Calls: []chat.ToolCall{readPom}},
 			fixes: []Fix{{Kind: KindBareObject, Call: readPom}}},
 		{name: "array in a ticks", raw: ticks + "json\n[" + pomJSON + ", {\"name\": \"shell\", \"parameters\": {\"command\": \"mvn -q test\"}}]\n" + ticks,
-			want:  chat.Parsed{Calls: []chat.ToolCall{readPom, mvnTest}},
+			want:  callformat.Parsed{Calls: []chat.ToolCall{readPom, mvnTest}},
 			fixes: []Fix{{Kind: KindFenced, Call: readPom}, {Kind: KindFenced, Call: mvnTest}}},
 		{name: "arguments encoded as a string", raw: "<tool>{\"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"pom.xml\\\"}\"}</tool>",
-			want:  chat.Parsed{Calls: []chat.ToolCall{readPom}},
+			want:  callformat.Parsed{Calls: []chat.ToolCall{readPom}},
 			fixes: []Fix{{Kind: KindWrapper, Call: readPom}}},
 		{name: "one refused call keeps its block", raw: "<tools>" + pomJSON + "\n{\"name\": \"cat\", \"arguments\": {}}</tools>",
-			want: chat.Parsed{Content: "<tools>" + pomJSON + "\n{\"name\": \"cat\", \"arguments\": {}}</tools>", Problems: outside},
+			want: callformat.Parsed{Content: "<tools>" + pomJSON + "\n{\"name\": \"cat\", \"arguments\": {}}</tools>", Problems: outside},
 			fixes: []Fix{{Kind: KindWrapper, Call: readPom, Refused: "in one block with a refused call"},
 				{Kind: KindWrapper, Call: fn("cat", `{}`), Refused: "unknown tool 'cat'"}}},
 		{name: "JSON in a ticks that is no call stays", raw: "The config:\n" + ticks + "json\n{\"path\": \"pom.xml\"}\n" + ticks,
-			want: chat.Parsed{Content: "The config:\n" + ticks + "json\n{\"path\": \"pom.xml\"}\n" + ticks}},
+			want: callformat.Parsed{Content: "The config:\n" + ticks + "json\n{\"path\": \"pom.xml\"}\n" + ticks}},
 		{name: "brace in prose, then a function tag", raw: "Use { carefully. <function=read_file>{\"path\": \"pom.xml\"}</function>",
-			want:  chat.Parsed{Content: "Use { carefully.", Calls: []chat.ToolCall{readPom}},
+			want:  callformat.Parsed{Content: "Use { carefully.", Calls: []chat.ToolCall{readPom}},
 			fixes: []Fix{{Kind: KindFunctionTag, Call: readPom}}},
 		{name: "prompt format: single quotes", format: "prompt", raw: "{'tool': 'read_file', 'arguments': {'path': 'pom.xml'}}",
-			want:  chat.Parsed{Calls: []chat.ToolCall{readPom}},
+			want:  callformat.Parsed{Calls: []chat.ToolCall{readPom}},
 			fixes: []Fix{{Kind: KindJSON, Call: readPom, Repairs: []string{SingleQuotes}}}},
 	}
 	tools, err := chat.ParseTools([]byte(seedTools))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := chat.NewValidator(tools)
+	v, err := validate.New(tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +125,7 @@ func TestFix(t *testing.T) {
 			if name == "" {
 				name = "hermes"
 			}
-			f, err := chat.NewFormat(name, tools)
+			f, err := callformat.New(name, tools)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +144,7 @@ func TestFix(t *testing.T) {
 
 // TestFixZero: the zero Fixer changes nothing.
 func TestFixZero(t *testing.T) {
-	f, _ := chat.NewFormat("hermes", nil)
+	f, _ := callformat.New("hermes", nil)
 	raw := "<tool_call>\n{'name': 'read_file', 'arguments': {}}\n</tool_call>\n" + ticks + "\n" + pomJSON + "\n" + ticks
 	p := f.Parse(raw)
 	got, fixes := Fixer{}.Fix(raw, p)
@@ -159,8 +163,8 @@ func FuzzFix(f *testing.F) {
 	f.Add("I will read it.\n```json\n" + pomJSON + "\n```")
 	f.Add("<tools>[{\"name\": \"shell\", \"arguments\": \"{\\\"command\\\": 1}\"}]</tools> {")
 	tools, _ := chat.ParseTools([]byte(seedTools))
-	v, _ := chat.NewValidator(tools)
-	format, _ := chat.NewFormat("hermes", tools)
+	v, _ := validate.New(tools)
+	format, _ := callformat.New("hermes", tools)
 	check := Validates(v)
 	f.Fuzz(func(t *testing.T, raw string) {
 		p := format.Parse(raw)

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/internal/golden"
 )
@@ -114,7 +118,7 @@ func TestLlamaCppHermes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := chat.NewValidator(tools)
+	v, err := validate.New(tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,9 +148,9 @@ func TestLlamaCppHermes(t *testing.T) {
 
 // llamaParse reads a case as loop does: the Hermes parser, then a Fixer
 // that repairs and, unless off, recovers.
-func llamaParse(t *testing.T, tools []chat.Tool, v *chat.Validator, tc llamaCase, recoveryOff bool) llamaMsg {
+func llamaParse(t *testing.T, tools []chat.Tool, v *validate.Validator, tc llamaCase, recoveryOff bool) llamaMsg {
 	t.Helper()
-	f, err := chat.NewFormatOptions("hermes", tools, chat.FormatOptions{ReasoningOpen: tc.forcedOpen, NoCalls: tc.noCalls})
+	f, err := callformat.NewWithOptions("hermes", tools, callformat.Options{ReasoningOpen: tc.forcedOpen, NoCalls: tc.noCalls})
 	if err != nil {
 		t.Fatal(err)
 	}

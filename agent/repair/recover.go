@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/chat"
 )
 
@@ -39,7 +41,7 @@ type candidate struct {
 
 // recoverCalls takes the calls of p.Content's candidates that Check
 // accepts, and reports the others.
-func (f Fixer) recoverCalls(p chat.Parsed) (chat.Parsed, []Fix) {
+func (f Fixer) recoverCalls(p callformat.Parsed) (callformat.Parsed, []Fix) {
 	text := p.Content
 	var fixes []Fix
 	var kept strings.Builder
@@ -121,10 +123,10 @@ func callsOf(fixes []Fix) []chat.ToolCall {
 	return out
 }
 
-func dropOutsideFormat(problems []chat.Problem) []chat.Problem {
-	var out []chat.Problem
+func dropOutsideFormat(problems []callformat.Problem) []callformat.Problem {
+	var out []callformat.Problem
 	for _, p := range problems {
-		if p.Kind != chat.OutsideFormat {
+		if p.Kind != callformat.OutsideFormat {
 			out = append(out, p)
 		}
 	}

@@ -4,7 +4,7 @@
 // "invalid arguments" leaves the model guessing; this text has everything
 // the corrected call needs.
 //
-//	violations := validator.Validate(chat.Reply{Calls: calls})
+//	violations := validator.Validate(validate.Reply{Calls: calls})
 //	// per failed call i, with its own violations:
 //	text := retry.Feedback{Tools: tools}.Message(calls[i], own)
 //	// "Invalid arguments for read_file: missing required argument 'path';
@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 )
 
@@ -39,10 +41,10 @@ type Feedback struct {
 // Message returns the error text for a call and its violations (those of
 // this call): for an unknown tool, the tools there are; otherwise the
 // problems, the expected shape and the next step.
-func (f Feedback) Message(call chat.ToolCall, violations []chat.Violation) string {
+func (f Feedback) Message(call chat.ToolCall, violations []validate.Violation) string {
 	name := call.Function.Name
 	i := slices.IndexFunc(f.Tools, func(t chat.Tool) bool { return t.Name == name })
-	if i < 0 || slices.ContainsFunc(violations, func(v chat.Violation) bool { return v.Check == chat.CheckUnknownTool }) {
+	if i < 0 || slices.ContainsFunc(violations, func(v validate.Violation) bool { return v.Check == validate.CheckUnknownTool }) {
 		names := make([]string, len(f.Tools))
 		for k, t := range f.Tools {
 			names[k] = t.Name
@@ -66,7 +68,7 @@ var quoted = regexp.MustCompile(`'([^']*)'`)
 // says what arrived ("'path' must be a string, got 7"), so the model sees
 // its own mistake. Checks that are not about the model's arguments (ids,
 // finish_reason) are left out: the model cannot fix them.
-func Problems(call chat.ToolCall, violations []chat.Violation) []string {
+func Problems(call chat.ToolCall, violations []validate.Violation) []string {
 	order := argumentOrder(call.Function.Arguments)
 	type problem struct {
 		text string
@@ -75,9 +77,9 @@ func Problems(call chat.ToolCall, violations []chat.Violation) []string {
 	var out []problem
 	for _, v := range violations {
 		switch v.Check {
-		case chat.CheckEmptyID, chat.CheckDuplicateID, chat.CheckLength, chat.CheckUnknownTool:
+		case validate.CheckEmptyID, validate.CheckDuplicateID, validate.CheckLength, validate.CheckUnknownTool:
 			continue
-		case chat.CheckMissingArgument:
+		case validate.CheckMissingArgument:
 			out = append(out, problem{v.Message, -1})
 			continue
 		}

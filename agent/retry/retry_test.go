@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/internal/golden"
@@ -15,13 +17,13 @@ import (
 const readFile = `[{"type": "function", "function": {"name": "read_file", "description": "Read a file",
 	"parameters": {"type": "object", "properties": {"path": {"type": "string", "description": "file path"}}, "required": ["path"]}}}]`
 
-func tools(t testing.TB, data string) ([]chat.Tool, *chat.Validator) {
+func tools(t testing.TB, data string) ([]chat.Tool, *validate.Validator) {
 	t.Helper()
 	ts, err := chat.ParseTools([]byte(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := chat.NewValidator(ts)
+	v, err := validate.New(ts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +41,8 @@ func call(id, name, args string) chat.ToolCall {
 func TestSeedExample5(t *testing.T) {
 	ts, v := tools(t, readFile)
 	var out strings.Builder
-	attempt := func(n int, c chat.ToolCall) []chat.Violation {
-		vs := v.Validate(chat.Reply{FinishReason: "tool_calls", Calls: []chat.ToolCall{c}})
+	attempt := func(n int, c chat.ToolCall) []validate.Violation {
+		vs := v.Validate(validate.Reply{FinishReason: "tool_calls", Calls: []chat.ToolCall{c}})
 		result := "valid"
 		if len(vs) > 0 {
 			result = "[" + strings.Join(Problems(c, vs), ", ") + "]"
@@ -84,7 +86,7 @@ func TestMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vs := v.Validate(chat.Reply{FinishReason: "tool_calls", Calls: []chat.ToolCall{tt.call}})
+			vs := v.Validate(validate.Reply{FinishReason: "tool_calls", Calls: []chat.ToolCall{tt.call}})
 			if diff := cmp.Diff(tt.want, Feedback{Tools: ts}.Message(tt.call, vs)); diff != "" {
 				t.Errorf("Message(%v) mismatch (-want +got):\n%s", tt.call.Function, diff)
 			}
@@ -100,6 +102,6 @@ func FuzzProblems(f *testing.F) {
 	ts, v := tools(f, readFile)
 	f.Fuzz(func(t *testing.T, args string) {
 		c := call("c1", "read_file", args)
-		Feedback{Tools: ts}.Message(c, v.Validate(chat.Reply{Calls: []chat.ToolCall{c}}))
+		Feedback{Tools: ts}.Message(c, v.Validate(validate.Reply{Calls: []chat.ToolCall{c}}))
 	})
 }

@@ -67,7 +67,7 @@
 // Yes allows everything. Without Yes, a plain command line (words and
 // quotes joined by &&, ||, ; or |, no expansions, no redirection but to
 // /dev/null) runs without asking when every command in it only reads
-// (SafeCommands: Codex's rules). When the kernel sandbox confines the
+// (Codex's rules). When the kernel sandbox confines the
 // commands (Policy.Sandboxed, from Config.Sandbox and the system), tests
 // and builds (DefaultAllow) and the user's Check command run without
 // asking too. The rest goes to the Ask callback, which refuses when nil. A

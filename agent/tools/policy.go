@@ -107,15 +107,6 @@ func DefaultAllow() []string { return slices.Clone(defaultAllow) }
 // chown -R.
 func DefaultDeny() []string { return slices.Clone(defaultDeny) }
 
-// SafeCommands describes the commands that run without asking in a plain
-// command line, with the options that keep them from it.
-func SafeCommands() []string {
-	return append(slices.Clone(safeAlways),
-		"base64 (no -o)", "find (no -exec, -ok, -delete, -fprint)", "rg (no --pre, --hostname-bin, -z)",
-		"git status, log, diff, show, ls-files, blame, grep, branch listing (no -c, --output, --ext-diff, --textconv, -O)",
-		"sed -n Np", "sort (no -o)", "uniq (one file)", "diff", "tree (no -o)")
-}
-
 // Decide judges command. It returns an error only when Ask does.
 func (p Policy) Decide(ctx context.Context, command string) (Decision, error) {
 	f, err := parseBash(command)

@@ -12,8 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopagent/loop/agent/sandbox"
 	"time"
+
+	"github.com/loopagent/loop/agent/sandbox"
 
 	"github.com/google/go-cmp/cmp"
 )

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/llama"
@@ -44,7 +46,7 @@ func renderChats(m *llama.Model, chats []Chat, window int, all bool) ([]doc, err
 		if err != nil {
 			return nil, fail(err)
 		}
-		in := chat.PromptInput{Messages: msgs, Tools: tools, Format: chat.DetectFormat(t).Format}
+		in := chat.PromptInput{Messages: msgs, Tools: tools, Format: callformat.Detect(t).Format}
 		d, err := renderChat(m, t, in, all, skip)
 		if err != nil {
 			return nil, fail(err)

@@ -27,6 +27,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 )
 
@@ -73,12 +77,12 @@ type Event struct {
 	// requests.
 	Digest string `json:"digest,omitempty"`
 
-	Text         string           `json:"text,omitempty"`
-	FinishReason string           `json:"finish_reason,omitempty"`
-	Calls        []chat.ToolCall  `json:"calls,omitempty"`
-	Problems     []chat.Problem   `json:"problems,omitempty"`
-	Violations   []chat.Violation `json:"violations,omitempty"`
-	Usage        json.RawMessage  `json:"usage,omitempty"`
+	Text         string               `json:"text,omitempty"`
+	FinishReason string               `json:"finish_reason,omitempty"`
+	Calls        []chat.ToolCall      `json:"calls,omitempty"`
+	Problems     []callformat.Problem `json:"problems,omitempty"`
+	Violations   []validate.Violation `json:"violations,omitempty"`
+	Usage        json.RawMessage      `json:"usage,omitempty"`
 
 	Repairs []string `json:"repairs,omitempty"`
 	Reason  string   `json:"reason,omitempty"`

@@ -116,7 +116,7 @@ func TestManagerLongTurn(t *testing.T) {
 				t.Errorf("step %d: hard reset; the kept turns should fit", i/2)
 			}
 		} else if last != nil && (len(req.Messages) < len(last) || !cmp.Equal(last, req.Messages[:len(last)])) {
-			t.Errorf("step %d: the request does not extend the last one: %s after %s", i/2, Shape(req.Messages), Shape(last))
+			t.Errorf("step %d: the request does not extend the last one: %s after %s", i/2, shape(req.Messages), shape(last))
 		}
 		last = req.Messages
 		for _, x := range h[i : i+2] {
@@ -169,7 +169,7 @@ func TestManagerHardReset(t *testing.T) {
 	if req.Compaction == nil || !req.Compaction.Reset {
 		t.Fatalf("Request compaction = %+v, want a reset", req.Compaction)
 	}
-	if got := Shape(req.Messages); got != "S U" || !strings.HasPrefix(req.Messages[1].Content, "the task\n\n"+SummaryPrefix) {
+	if got := shape(req.Messages); got != "S U" || !strings.HasPrefix(req.Messages[1].Content, "the task\n\n"+SummaryPrefix) {
 		t.Errorf("after reset: %s %q, want S U with the task and the summary", got, req.Messages[1].Content)
 	}
 }
@@ -224,7 +224,7 @@ func TestManagerSummaryPrompt(t *testing.T) {
 		t.Fatalf("%d summaries, want 2", len(s.prompts))
 	}
 	golden.Check(t, "second_prompt.txt", s.prompts[1])
-	if got := Shape(m.History()); got != "S U U A[c4] T(c4)" {
+	if got := shape(m.History()); got != "S U U A[c4] T(c4)" {
 		t.Errorf("history %s, want S U U A[c4] T(c4)", got)
 	}
 	if want := (FileLists{Read: []string{"order.go"}, Modified: []string{"total.go"}}); fmt.Sprint(m.files) != fmt.Sprint(want) {
@@ -331,4 +331,34 @@ func TestManagerNoChurn(t *testing.T) {
 	if _, err := m.Request(ctx); err != nil || len(s.prompts) != 2 {
 		t.Fatalf("request 3: %v, %d summaries; want a second one for the new step", err, len(s.prompts))
 	}
+}
+
+// shape writes a history in a short notation that shows its pairing at a
+// glance, for test failures: S for a system message, U for a user
+// message, A for an assistant message (with the ids of its calls,
+// A[c2, c3]) and T(c1) for the result of c1.
+func shape(msgs []chat.Message) string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		switch m.Role {
+		case "system":
+			out[i] = "S"
+		case "user":
+			out[i] = "U"
+		case "tool":
+			out[i] = "T(" + m.ToolCallID + ")"
+		case "assistant":
+			out[i] = "A"
+			if len(m.ToolCalls) > 0 {
+				ids := make([]string, len(m.ToolCalls))
+				for j, c := range m.ToolCalls {
+					ids[j] = c.ID
+				}
+				out[i] += "[" + strings.Join(ids, ", ") + "]"
+			}
+		default:
+			out[i] = fmt.Sprintf("?%s", m.Role)
+		}
+	}
+	return strings.Join(out, " ")
 }

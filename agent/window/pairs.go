@@ -1,7 +1,6 @@
 package window
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -112,34 +111,4 @@ const (
 // CanCut reports whether a history may start at m.
 func (c CutAt) CanCut(m chat.Message) bool {
 	return m.Role == "user" || (c == AtAssistant && m.Role == "assistant")
-}
-
-// Shape writes a history in a short notation that shows its pairing at a
-// glance, for test failures: S for a system message, U for a user
-// message, A for an assistant message (with the ids of its calls,
-// A[c2, c3]) and T(c1) for the result of c1.
-func Shape(msgs []chat.Message) string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		switch m.Role {
-		case "system":
-			out[i] = "S"
-		case "user":
-			out[i] = "U"
-		case "tool":
-			out[i] = "T(" + m.ToolCallID + ")"
-		case "assistant":
-			out[i] = "A"
-			if len(m.ToolCalls) > 0 {
-				ids := make([]string, len(m.ToolCalls))
-				for j, c := range m.ToolCalls {
-					ids[j] = c.ID
-				}
-				out[i] += "[" + strings.Join(ids, ", ") + "]"
-			}
-		default:
-			out[i] = fmt.Sprintf("?%s", m.Role)
-		}
-	}
-	return strings.Join(out, " ")
 }

@@ -33,7 +33,7 @@ func TestValidatePairs(t *testing.T) {
 				t.Fatalf("ValidatePairs = %v, not a *PairError", err)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("ValidatePairs(%s) mismatch (-want +got):\n%s", Shape(tt.h), diff)
+				t.Errorf("ValidatePairs(%s) mismatch (-want +got):\n%s", shape(tt.h), diff)
 			}
 		})
 	}
@@ -98,7 +98,7 @@ func FuzzValidatePairs(f *testing.F) {
 		for n := range len(h) + 1 {
 			for _, cut := range []CutAt{AtUser, AtAssistant} {
 				if kept := keepLast(t, h, n, cut); ValidatePairs(kept) != nil {
-					t.Fatalf("keepLast(%s, %d, %d) = %s: %v", Shape(h), n, cut, Shape(kept), ValidatePairs(kept))
+					t.Fatalf("keepLast(%s, %d, %d) = %s: %v", shape(h), n, cut, shape(kept), ValidatePairs(kept))
 				}
 			}
 		}

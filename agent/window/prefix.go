@@ -20,10 +20,6 @@ type Reuse struct {
 // New is the number of characters of the second prompt to compute.
 func (r Reuse) New() int { return r.Second - r.Shared }
 
-// Extends reports whether the first prompt is a prefix of the second:
-// the append-only property that holds between compactions.
-func (r Reuse) Extends() bool { return r.Shared == r.First }
-
 // String reads "req1 155 chars, req2 331 chars, shared 155 (100% of
 // req1), new 176".
 func (r Reuse) String() string {

@@ -106,7 +106,7 @@ func TestSeedPairSafeTrim(t *testing.T) {
 	}
 	var sb strings.Builder
 	for _, r := range rows {
-		fmt.Fprintf(&sb, "%-10s %s  -> %s\n", r.name+":", Shape(r.h), verdict(r.h))
+		fmt.Fprintf(&sb, "%-10s %s  -> %s\n", r.name+":", shape(r.h), verdict(r.h))
 	}
 	golden.Seed(t, "seed002_example04.txt", sb.String())
 }

@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
@@ -74,7 +75,7 @@ func callPrompt(ctx context.Context, m *llama.Model) ([]llama.Token, error) {
 	if rec.req == nil {
 		return nil, fmt.Errorf("the agent did not send the step after reading run.go: %v", a.History())
 	}
-	p, err := local.Prompt(t, chat.DetectFormat(t).Format, local.Request{Messages: rec.req.Messages, Tools: rec.req.Tools})
+	p, err := local.Prompt(t, callformat.Detect(t).Format, local.Request{Messages: rec.req.Messages, Tools: rec.req.Tools})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/engine"
@@ -53,7 +55,7 @@ func benchGrammar(ctx context.Context, m *llama.Model, f benchFlags, base benchR
 	if err != nil {
 		return err
 	}
-	format, err := chat.NewFormatOptions("hermes", defs, chat.FormatOptions{})
+	format, err := callformat.NewWithOptions("hermes", defs, callformat.Options{})
 	if err != nil {
 		return err
 	}

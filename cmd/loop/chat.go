@@ -7,6 +7,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/loopagent/loop/agent/callformat"
+
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/agent/model"
@@ -41,7 +45,7 @@ func (f *chatFlags) registerAll(fs *pflag.FlagSet) {
 	f.registerGen(fs, 512)
 	f.reasoning.register(fs)
 	fs.StringVar(&f.templateFile, "chat-template-file", "", "use this Jinja chat template instead of the model's")
-	fs.StringVar(&f.format, "tool-format", "", "call format instead of the detected one: "+strings.Join(chat.FormatNames(), ", "))
+	fs.StringVar(&f.format, "tool-format", "", "call format instead of the detected one: "+strings.Join(callformat.Names(), ", "))
 	fs.StringVar(&f.whitespace, "whitespace", "single", "whitespace in calls' JSON: single, compact or flexible")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the response as JSON instead of streaming")
 }
@@ -49,12 +53,12 @@ func (f *chatFlags) registerAll(fs *pflag.FlagSet) {
 // chatResponse is `loop chat --json`: llama-server's chat completion
 // response with loop's parse problems and validation beside it.
 type chatResponse struct {
-	Choices []chatChoice     `json:"choices"`
-	Usage   local.Usage      `json:"usage"`
-	Format  string           `json:"tool_call_format"`
-	Issues  []chat.Violation `json:"violations,omitempty"`
-	Parse   []chat.Problem   `json:"problems,omitempty"`
-	Error   string           `json:"error,omitempty"` // why generation stopped early
+	Choices []chatChoice         `json:"choices"`
+	Usage   local.Usage          `json:"usage"`
+	Format  string               `json:"tool_call_format"`
+	Issues  []validate.Violation `json:"violations,omitempty"`
+	Parse   []callformat.Problem `json:"problems,omitempty"`
+	Error   string               `json:"error,omitempty"` // why generation stopped early
 }
 
 type chatChoice struct {
@@ -93,7 +97,7 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer c.Close()
 	if !f.jsonOut {
-		req.OnDelta = func(d chat.Delta) { printDelta(stdout, d) }
+		req.OnDelta = func(d callformat.Delta) { printDelta(stdout, d) }
 	}
 	resp, err := c.Complete(ctx, req)
 	if resp == nil {
@@ -152,7 +156,7 @@ func (f *chatFlags) client(m *llama.Model) (*local.Client, error) {
 	return local.New(m, opts)
 }
 
-func printDelta(w io.Writer, d chat.Delta) {
+func printDelta(w io.Writer, d callformat.Delta) {
 	switch {
 	case d.Content != "":
 		io.WriteString(w, d.Content)
@@ -174,7 +178,7 @@ func (f *chatFlags) request() (local.Request, error) {
 	}
 	// The client checks the history too; here it fails before the model
 	// loads.
-	if err := chat.ValidateHistory(req.Messages); err != nil {
+	if err := validate.History(req.Messages); err != nil {
 		return req, fmt.Errorf("%s: %w", f.messages, err)
 	}
 	if req.ToolChoice, err = toolChoice(f.choice); err != nil {

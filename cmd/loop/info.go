@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/internal/decimal"
 	"github.com/loopagent/loop/llama"
@@ -21,18 +23,18 @@ type infoFlags struct {
 
 // infoReport is what `loop info` prints, and its --json form.
 type infoReport struct {
-	Model         string            `json:"model"`
-	Info          llama.Info        `json:"info"`
-	BOS           tokenRef          `json:"bos"`
-	EOS           tokenRef          `json:"eos"`
-	EOT           tokenRef          `json:"eot"`
-	ChatTemplates []string          `json:"chat_templates"`
-	TemplateCaps  *chat.Caps        `json:"chat_template_caps,omitempty"`
-	CallFormat    *chat.Detection   `json:"tool_call_format,omitempty"`
-	Memory        memoryEstimate    `json:"memory"`
-	SystemInfo    string            `json:"system_info"`
-	Devices       []llama.Device    `json:"devices"`
-	Metadata      map[string]string `json:"metadata"`
+	Model         string                `json:"model"`
+	Info          llama.Info            `json:"info"`
+	BOS           tokenRef              `json:"bos"`
+	EOS           tokenRef              `json:"eos"`
+	EOT           tokenRef              `json:"eot"`
+	ChatTemplates []string              `json:"chat_templates"`
+	TemplateCaps  *chat.Caps            `json:"chat_template_caps,omitempty"`
+	CallFormat    *callformat.Detection `json:"tool_call_format,omitempty"`
+	Memory        memoryEstimate        `json:"memory"`
+	SystemInfo    string                `json:"system_info"`
+	Devices       []llama.Device        `json:"devices"`
+	Metadata      map[string]string     `json:"metadata"`
 	metaOrder     []string
 }
 
@@ -118,7 +120,7 @@ func buildInfo(m *llama.Model, ctxSize int) (*infoReport, error) {
 		r.ChatTemplates = append(r.ChatTemplates, "default")
 		bos, eos := r.BOS.Text, r.EOS.Text
 		if t, err := chat.NewTemplate(src, bos, eos); err == nil {
-			caps, det := t.Caps(), chat.DetectFormat(t)
+			caps, det := t.Caps(), callformat.Detect(t)
 			r.TemplateCaps, r.CallFormat = &caps, &det
 		}
 	}

@@ -11,7 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/transcript"
 	"github.com/loopagent/loop/internal/termtext"
 )
@@ -158,7 +159,7 @@ func (v *termView) line(code, text string) {
 }
 
 // delta streams the model's reply.
-func (v *termView) delta(step int, d chat.Delta) {
+func (v *termView) delta(step int, d callformat.Delta) {
 	switch {
 	case d.Content != "":
 		v.write(v.content.Next(d.Content))

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/transcript"
 )
 
@@ -69,19 +70,19 @@ func isTerminalControl(r rune) bool {
 // TestTermViewDeltas: a sequence cut between deltas is stripped whole, in
 // the text, the reasoning and a call's arguments.
 func TestTermViewDeltas(t *testing.T) {
-	call := func(name, args string) chat.Delta {
-		return chat.Delta{Call: &chat.CallDelta{Name: name, Arguments: args}}
+	call := func(name, args string) callformat.Delta {
+		return callformat.Delta{Call: &callformat.CallDelta{Name: name, Arguments: args}}
 	}
 	tests := []struct {
 		name   string
-		deltas []chat.Delta
+		deltas []callformat.Delta
 		want   string
 	}{
-		{"text", []chat.Delta{{Content: "Do"}, {Content: "ne \x1b"}, {Content: "]0;ti"}, {Content: "tle\x07"}, {Content: "ok\x1b[3"}, {Content: "1m!"}}, "Done ok!"},
-		{"text with a character cut", []chat.Delta{{Content: "a \xe2\x86"}, {Content: "\x92 b\xc2"}, {Content: "\x9b2Jc"}}, "a → bc"},
-		{"reasoning", []chat.Delta{{Reasoning: "think\x1b"}, {Reasoning: "[2J hard"}}, "think hard"},
-		{"call", []chat.Delta{call("read\x1b[2J_file", ""), call("", "{\"path\": \"\x1b]0;"), call("", "x\x07a.go\"}")}, "→ read_file {\"path\": \"a.go\"}"},
-		{"open sequence ended by the next event", []chat.Delta{{Content: "text\x1b]0;no end"}}, "text"},
+		{"text", []callformat.Delta{{Content: "Do"}, {Content: "ne \x1b"}, {Content: "]0;ti"}, {Content: "tle\x07"}, {Content: "ok\x1b[3"}, {Content: "1m!"}}, "Done ok!"},
+		{"text with a character cut", []callformat.Delta{{Content: "a \xe2\x86"}, {Content: "\x92 b\xc2"}, {Content: "\x9b2Jc"}}, "a → bc"},
+		{"reasoning", []callformat.Delta{{Reasoning: "think\x1b"}, {Reasoning: "[2J hard"}}, "think hard"},
+		{"call", []callformat.Delta{call("read\x1b[2J_file", ""), call("", "{\"path\": \"\x1b]0;"), call("", "x\x07a.go\"}")}, "→ read_file {\"path\": \"a.go\"}"},
+		{"open sequence ended by the next event", []callformat.Delta{{Content: "text\x1b]0;no end"}}, "text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/loopagent/loop/agent/callformat"
+
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/llama"
@@ -27,14 +29,14 @@ type templateFlags struct {
 
 // templateReport is what `loop template` prints.
 type templateReport struct {
-	Prompt      string         `json:"prompt"`
-	Rewrites    []string       `json:"rewrites,omitempty"`
-	Tokens      int            `json:"tokens"`
-	NoTools     int            `json:"tokens_without_tools,omitempty"`
-	ToolsCost   int            `json:"tools_tokens,omitempty"`
-	Format      chat.Detection `json:"format"`
-	Caps        chat.Caps      `json:"chat_template_caps"`
-	TemplateSrc string         `json:"template"`
+	Prompt      string               `json:"prompt"`
+	Rewrites    []string             `json:"rewrites,omitempty"`
+	Tokens      int                  `json:"tokens"`
+	NoTools     int                  `json:"tokens_without_tools,omitempty"`
+	ToolsCost   int                  `json:"tools_tokens,omitempty"`
+	Format      callformat.Detection `json:"format"`
+	Caps        chat.Caps            `json:"chat_template_caps"`
+	TemplateSrc string               `json:"template"`
 }
 
 func runTemplate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -45,7 +47,7 @@ func runTemplate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&f.messages, "messages", "", "messages JSON file (OpenAI form)")
 	fs.StringVar(&f.templateFile, "chat-template-file", "", "render with this Jinja template instead of the model's")
 	fs.StringVar(&f.extra, "chat-template-kwargs", "", `extra template variables as a JSON object, e.g. {"enable_thinking": false}`)
-	fs.StringVar(&f.format, "tool-format", "", "call format instead of the detected one: "+strings.Join(chat.FormatNames(), ", "))
+	fs.StringVar(&f.format, "tool-format", "", "call format instead of the detected one: "+strings.Join(callformat.Names(), ", "))
 	fs.StringVar(&f.choice, "tool-choice", "auto", "tool_choice: auto, required, none, or a function name")
 	fs.BoolVar(&f.noGenPrompt, "no-generation-prompt", false, "do not end with the assistant's turn (nor continue a final assistant message)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
@@ -122,9 +124,9 @@ func (f *templateFlags) template(m *llama.Model, withTools bool) (*chat.Template
 // the detected format or the one given, and counts its tokens with and
 // without the tools.
 func (f *templateFlags) render(m *llama.Model, t *chat.Template, msgs []chat.Message, tools []chat.Tool) (*templateReport, error) {
-	det := chat.DetectFormat(t)
+	det := callformat.Detect(t)
 	if f.format != "" {
-		det = chat.Detection{Format: f.format, Reason: "set by --tool-format"}
+		det = callformat.Detection{Format: f.format, Reason: "set by --tool-format"}
 	}
 	choice, err := toolChoice(f.choice)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// guards are the agent's reliability guards: pure Go over agent/chat and
+// guards are the agent's reliability guards: pure Go over agent/chat, agent/callformat and
 // grammar, replayable without a model.
 var guards = []string{"agent/repair", "agent/classify", "agent/loopguard", "agent/lint", "agent/fewshot", "agent/retry"}
 

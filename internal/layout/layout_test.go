@@ -84,7 +84,7 @@ func TestPureGoPackagesBuildWithoutCgo(t *testing.T) {
 
 // toolForbidden are the packages that know about models, templates and
 // call formats. The agent's tools work on a workspace and must not.
-var toolForbidden = []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/agent/chat"}
+var toolForbidden = []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/agent/chat", module + "/agent/callformat", module + "/agent/validate"}
 
 func TestToolsNeverImportModelPackages(t *testing.T) {
 	found := false

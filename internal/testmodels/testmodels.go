@@ -67,11 +67,15 @@ func ChatTemplates() string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "chat-templates")
 }
 
-// ChatTemplate returns the source of <name>.jinja in ChatTemplates,
+// ChatTemplate returns the source of <name>.jinja in ChatTemplates or
+// MoreChatTemplates,
 // failing tb when it cannot be read.
 func ChatTemplate(tb testing.TB, name string) string {
 	tb.Helper()
 	src, err := os.ReadFile(filepath.Join(ChatTemplates(), name+".jinja"))
+	if os.IsNotExist(err) {
+		src, err = os.ReadFile(filepath.Join(MoreChatTemplates(), name+".jinja"))
+	}
 	if err != nil {
 		tb.Fatalf("%v: set LOOP_CHAT_TEMPLATES to a folder of llama.cpp's models/templates", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopagent/loop/agent/validate"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/tools"
@@ -27,7 +29,7 @@ func TestCallsValidate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := chat.NewValidator(defs)
+		v, err := validate.New(defs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +37,7 @@ func TestCallsValidate(t *testing.T) {
 			if len(m.ToolCalls) == 0 {
 				continue
 			}
-			if vs := v.Validate(chat.Reply{FinishReason: "tool_calls", Calls: m.ToolCalls}); len(vs) > 0 {
+			if vs := v.Validate(validate.Reply{FinishReason: "tool_calls", Calls: m.ToolCalls}); len(vs) > 0 {
 				t.Errorf("%s task %d: calls %+v break their schemas: %+v", s.tasks[i].Family, s.tasks[i].Seed, m.ToolCalls, vs)
 			}
 		}
