@@ -163,7 +163,7 @@ type format struct {
 	// them, with calls or without. Only formats with reasoning have them.
 	dropped []string
 	// outside matches content that looks like a call written outside the
-	// format (seed 004 Example 5, case 8).
+	// format.
 	outside *regexp.Regexp
 }
 

@@ -37,7 +37,7 @@ var hermesBare = []string{`{"name"`, `{ "name"`}
 // hermesGrammar is ToolCalls' grammar; when lazy, it also wakes on a call
 // object written without <tool_call> at the start of the reply, and then
 // allows that one object. The parser reads such a reply as content outside
-// the format (seed 004 Example 5), which the agent's recovery takes as a
+// the format, which the agent's recovery takes as a
 // call: what the grammar then guarantees is that the object is complete and
 // fits its schema, as llama-server's does.
 func hermesGrammar(f *format, opts grammar.CallOptions) (*grammar.CallGrammar, error) {
@@ -104,8 +104,8 @@ func mistralGrammar(f *format, opts grammar.CallOptions) (*grammar.CallGrammar, 
 	})
 }
 
-// harmonyGrammar writes one call in the channel-header form of seed 004
-// Example 4, after the <|start|>assistant that follows an analysis message
+// harmonyGrammar writes one call in the channel-header form
+// (<|channel|>commentary to=functions.NAME), after the <|start|>assistant that follows an analysis message
 // (the reasoning block). gpt-oss makes one call per reply (<|call|> ends
 // the generation), so Parallel is ignored; the grammar ends with the
 // arguments, before <|call|>.

@@ -1,6 +1,6 @@
 package callformat
 
-// The prompt-based format of seed 004 Example 12, for models whose
+// The prompt-based format, for models whose
 // template has no tool support: the agent's system prompt asks for one
 // JSON object per reply,
 //

@@ -5,7 +5,7 @@ import "github.com/loopagent/loop/agent/chat"
 // ProblemKind classifies what a parser found wrong in the model's text.
 type ProblemKind string
 
-// The problems of seed 004 Example 5.
+// The problems a parser reports.
 const (
 	// Unterminated: a call was opened and not closed; the output was cut.
 	Unterminated ProblemKind = "unterminated"

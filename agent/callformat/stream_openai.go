@@ -12,7 +12,7 @@ import (
 )
 
 // Accumulator joins the chunks of a streamed chat completion, as an
-// OpenAI client does (seed 004 Example 10): content and reasoning are
+// OpenAI client does: content and reasoning are
 // appended, and the pieces of each call are joined by index, not id: the
 // id, type and name come in the first piece, fragments of the arguments
 // in all of them. The arguments are valid JSON only once the stream has
@@ -126,6 +126,9 @@ func (a *Accumulator) addCall(index int, id, typ, name string, args *string) {
 		c.Pieces++
 	}
 }
+
+// Ended reports whether the stream's data: [DONE] was added.
+func (a *Accumulator) Ended() bool { return a.done }
 
 // Done returns what the chunks added up to so far.
 func (a *Accumulator) Done() Accumulated {

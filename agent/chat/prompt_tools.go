@@ -9,8 +9,8 @@ import (
 )
 
 // WithPromptTools returns msgs with the tools described in the system
-// message, in the prompt-based format of seed 004 Example 12, for templates
-// that cannot render tools: one line per tool with its description and an
+// message, in the prompt-based format, for templates that cannot render
+// tools: one line per tool with its description and an
 // example of its arguments (ArgsExample), then the reply format. An example
 // is shorter than a schema and shows the model the exact shape; a small
 // model's window is better spent on the task. An existing system message

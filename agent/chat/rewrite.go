@@ -259,9 +259,9 @@ func (r *historyRewrite) callsToText(told bool) {
 	r.note(n, `calls written as {"tool": ..., "arguments": ...} content`, why)
 }
 
-// PromptCallText is a call in the prompt-based format of seed 004 Example
-// 12: {"tool": NAME, "arguments": ARGS}, the arguments as the call has
-// them (a JSON string when they are not JSON).
+// PromptCallText is a call in the prompt-based format: {"tool": NAME,
+// "arguments": ARGS}, the arguments as the call has them (a JSON string
+// when they are not JSON).
 func PromptCallText(c ToolCall) string {
 	args := strings.TrimSpace(c.Function.Arguments)
 	if args == "" {

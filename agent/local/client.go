@@ -214,7 +214,7 @@ func (c *Client) Close() error {
 	return c.ctx.Close()
 }
 
-// Sub returns a client for a subagent (seed 002 Example 10): its own
+// Sub returns a client for a subagent: its own
 // slot, on sequence 1 of the same context, with the whole window. The
 // parent's sequence is saved to host memory and removed from the cache
 // until Release, which clears the subagent's sequence and puts the

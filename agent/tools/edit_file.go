@@ -41,7 +41,7 @@ const maxQuoted = 12
 const editMaxBytes = 4 << 20
 
 // EditFile is the edit_file tool: an exact replacement of text that occurs
-// once (the edit format of seed 000 Example 7). On success it shows the
+// once. On success it shows the
 // new lines, numbered as read_file numbers them. When old_string is not
 // in the file it quotes the window of lines most like it (see
 // nearestLines) and says whether they differ only in white space; when it

@@ -48,8 +48,7 @@ const maxLineChars = 500
 const readMaxBytes = 64 << 20
 
 // ReadFile is the read_file tool. Its result numbers each line as "N| text"
-// (the number, a bar and a space, the style of seed 000 Example 8), so
-// the model can cite a line without quoting it; the numbers are not part
+// (the number, a bar and a space), so the model can cite a line without quoting it; the numbers are not part
 // of the file. offset counts from 1 (0 reads as 1), and limit defaults to
 // the workspace's ReadLines; either out of the schema's bounds is refused
 // before the file is opened. The lines shown stop at twice the

@@ -88,8 +88,7 @@ func (s *Set) Subset(names ...string) (*Set, error) {
 //	[{"type": "function", "function": {"name": ..., "description": ...,
 //	  "parameters": {...}}}, ...]
 //
-// A step offers only the tools it needs (seed 000 Example 7, seed 003), so
-// names may pick a few; a name the set does not have is left out (Subset
+// A step offers only the tools it needs, so names may pick a few; a name the set does not have is left out (Subset
 // reports it).
 func (s *Set) Definitions(names ...string) json.RawMessage {
 	type function struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/loopagent/loop/agent/todo"
 )
 
-// Todos is the todos tool (seed 002 Example 9) over one todo.List: the
+// Todos is the todos tool over one todo.List: the
 // model sends the whole plan each time. Its list feeds the compaction
 // summary (window.Config.Todos). The logic and the description are
 // agent/todo's.

@@ -8,8 +8,8 @@ import (
 
 // TruncateHeadTail shortens text by whole lines: it keeps at most head
 // lines from the start and tail lines from the end, and puts one marker
-// line "[N lines cut]" where the others were. This is the "lines 2+2"
-// policy of seed 002 Example 3: the first line names what ran, the last
+// line "[N lines cut]" where the others were: the first line names what
+// ran, the last
 // lines hold the verdict, and no path or number is split.
 //
 // maxChars, when positive, bounds the kept lines in bytes (the marker

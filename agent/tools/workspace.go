@@ -51,12 +51,11 @@ type Config struct {
 
 // ToolCapForWindow is the largest tool result for a context window, in
 // characters: a sixteenth of the window in tokens at three characters per
-// token (seed 002, Example 13). It is 1,536 at 8K.
+// token. It is 1,536 at 8K.
 func ToolCapForWindow(window int) int { return window / 16 * 3 }
 
 // ReadLinesForWindow is read_file's default line limit for a context
-// window: the tool cap at about 40 characters per source line (seed 002,
-// Example 13). It is 38 at 8K, 76 at 16K and 153 at 32K.
+// window: the tool cap at about 40 characters per source line. It is 38 at 8K, 76 at 16K and 153 at 32K.
 func ReadLinesForWindow(window int) int { return ToolCapForWindow(window) / 40 }
 
 // withDefaults fills the zero fields of c.

@@ -31,6 +31,7 @@ type chatFlags struct {
 	format       string
 	whitespace   string
 	jsonOut      bool
+	sse          bool
 	reasoning    reasoningFlags
 }
 
@@ -48,6 +49,7 @@ func (f *chatFlags) registerAll(fs *pflag.FlagSet) {
 	fs.StringVar(&f.format, "tool-format", "", "call format instead of the detected one: "+strings.Join(callformat.Names(), ", "))
 	fs.StringVar(&f.whitespace, "whitespace", "single", "whitespace in calls' JSON: single, compact or flexible")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the response as JSON instead of streaming")
+	fs.BoolVar(&f.sse, "sse", false, "stream the reply as llama-server does with \"stream\": true: chat.completion.chunk data lines, then data: [DONE]")
 }
 
 // chatResponse is `loop chat --json`: llama-server's chat completion
@@ -76,6 +78,9 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if f.sse && f.jsonOut {
+		return usagef("give --sse or --json, not both")
+	}
 	req, err := f.request()
 	if err != nil {
 		return err
@@ -96,11 +101,23 @@ func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer c.Close()
-	if !f.jsonOut {
+	switch {
+	case f.sse:
+		io.WriteString(stdout, "data: "+sseRoleChunk+"\n\n")
+		req.OnDelta = func(d callformat.Delta) { writeChunk(stdout, callformat.ChunkJSON(d, "")) }
+	case !f.jsonOut:
 		req.OnDelta = func(d callformat.Delta) { printDelta(stdout, d) }
 	}
 	resp, err := c.Complete(ctx, req)
 	if resp == nil {
+		return err
+	}
+	if f.sse {
+		if err == nil {
+			writeChunk(stdout, callformat.ChunkJSON(callformat.Delta{}, resp.FinishReason))
+			io.WriteString(stdout, "data: [DONE]\n\n")
+		}
+		printChatSummary(stderr, resp)
 		return err
 	}
 	if f.jsonOut {
@@ -154,6 +171,15 @@ func (f *chatFlags) client(m *llama.Model) (*local.Client, error) {
 		opts.ChatTemplate = string(b)
 	}
 	return local.New(m, opts)
+}
+
+// sseRoleChunk is the first chunk of a stream: the assistant's role, and
+// no content yet.
+const sseRoleChunk = `{"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}]}`
+
+// writeChunk writes one chunk as a data line of an event stream.
+func writeChunk(w io.Writer, chunk []byte) {
+	io.WriteString(w, "data: "+strings.TrimSpace(string(chunk))+"\n\n")
 }
 
 func printDelta(w io.Writer, d callformat.Delta) {

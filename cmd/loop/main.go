@@ -59,6 +59,7 @@ var commands = []command{
 	{"grammar", "check a GBNF grammar, or build one from a JSON Schema or tools", runGrammar},
 	{"template", "render a conversation with the model's chat template and count its tokens", runTemplate},
 	{"chat", "complete a chat with tools: render, generate under the call grammar, parse, validate", runChat},
+	{"accumulate", "join a streamed chat completion (llama-server's or loop chat --sse) as a client does, and check its calls", runAccumulate},
 	{"run", "run the agent on a task in a workspace (or read tasks from standard input)", runRun},
 	{"replay", "run a transcript's model outputs again through today's parser and loop", runReplay},
 	{"lint", "check tool definitions: descriptions, parameters, nesting, overlaps, schema rules", runLint},
