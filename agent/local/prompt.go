@@ -46,25 +46,37 @@ func (c *Client) render(msgs []chat.Message, req Request, format string) (string
 	return p.Text, err
 }
 
-// renderPrompt renders the history msgs, without the prefill: Complete
-// (`loop chat`, `loop run`) and `loop template` all render here. The history's call ids
+// renderPrompt renders the history msgs of req, without the prefill, with
+// RenderPrompt.
+func renderPrompt(t *chat.Template, msgs []chat.Message, req Request, format string, gen bool) (chat.Prompt, error) {
+	return RenderPrompt(t, chat.PromptInput{Messages: msgs, Tools: req.Tools, Format: format,
+		ToolChoiceNone: req.ToolChoice.Mode == grammar.ChoiceNone, AddGenerationPrompt: gen, Extra: req.Extra})
+}
+
+// RenderPrompt is the one render path: Complete (`loop chat`, `loop run`),
+// `loop template` and `loop train` all render here. The history's call ids
 // must be unique and every result's must name an earlier call
 // (validate.History); ids the format's template does not take are
-// renamed for the prompt (callformat.FitIDs), and the reply's calls never get
-// one of them (callformat.UniqueIDs, in stream).
-func renderPrompt(t *chat.Template, msgs []chat.Message, req Request, format string, gen bool) (chat.Prompt, error) {
-	if err := validate.History(msgs); err != nil {
+// renamed for the prompt (callformat.FitIDs), and the reply's calls never
+// get one of them (callformat.UniqueIDs, in stream). A format of "" is
+// taken as "hermes" for the ids' scheme.
+func RenderPrompt(t *chat.Template, in chat.PromptInput) (chat.Prompt, error) {
+	if err := validate.History(in.Messages); err != nil {
 		return chat.Prompt{}, err
 	}
-	f, err := callformat.New(format, req.Tools)
+	name := in.Format
+	if name == "" {
+		name = "hermes"
+	}
+	f, err := callformat.New(name, in.Tools)
 	if err != nil {
 		return chat.Prompt{}, err
 	}
-	msgs, renamed := callformat.FitIDs(msgs, f)
-	p, err := t.RenderPrompt(chat.PromptInput{Messages: msgs, Tools: req.Tools, Format: format,
-		ToolChoiceNone: req.ToolChoice.Mode == grammar.ChoiceNone, AddGenerationPrompt: gen, Extra: req.Extra})
+	var renamed int
+	in.Messages, renamed = callformat.FitIDs(in.Messages, f)
+	p, err := t.RenderPrompt(in)
 	if err == nil && renamed > 0 {
-		note := fmt.Sprintf("call ids renamed (%d): empty, or not of the %s format's scheme", renamed, format)
+		note := fmt.Sprintf("call ids renamed (%d): empty, or not of the %s format's scheme", renamed, name)
 		p.Rewrites = append([]string{note}, p.Rewrites...)
 	}
 	return p, err

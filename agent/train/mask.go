@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/llama"
 )
 
@@ -40,12 +41,12 @@ func assistantSpans(t *chat.Template, in chat.PromptInput, text string, skip map
 			continue
 		}
 		in.Messages, in.AddGenerationPrompt = msgs[:i], true
-		pre, err := t.RenderPrompt(in)
+		pre, err := local.RenderPrompt(t, in)
 		if err != nil {
 			return nil, err
 		}
 		in.Messages, in.AddGenerationPrompt = msgs[:i+1], false
-		upto, err := t.RenderPrompt(in)
+		upto, err := local.RenderPrompt(t, in)
 		if err != nil {
 			return nil, err
 		}

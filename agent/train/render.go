@@ -127,7 +127,7 @@ func unweighted(raw json.RawMessage) (map[int]bool, error) {
 // tokens, less those of the messages in skip; with all, every token is
 // trained (targets nil).
 func renderChat(m *llama.Model, t *chat.Template, in chat.PromptInput, all bool, skip map[int]bool) (doc, error) {
-	p, err := t.RenderPrompt(in)
+	p, err := local.RenderPrompt(t, in)
 	if err != nil {
 		return doc{}, err
 	}

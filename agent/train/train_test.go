@@ -184,6 +184,14 @@ func TestPrepare(t *testing.T) {
 	if !errors.Is(err, ErrChatTooLong) || !strings.HasPrefix(err.Error(), "long.jsonl:3: the chat is ") || !strings.HasSuffix(err.Error(), "more than a window of 512") {
 		t.Errorf("Prepare(a chat of 700 words, Window 512) = %v, want ErrChatTooLong naming long.jsonl:3", err)
 	}
+	// Training renders as loop run does: a history with one call id twice
+	// is refused, naming the chat.
+	call := `{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"a\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "x"}`
+	dup := Chat{Messages: json.RawMessage(`[{"role": "user", "content": "read a"}, ` + call + `, ` + call + `, {"role": "assistant", "content": "done"}]`), Path: "dup.jsonl", Line: 2}
+	_, err = Prepare(m, append(chats[:1:1], dup), Config{})
+	if err == nil || !strings.HasPrefix(err.Error(), "dup.jsonl:2: ") || !strings.Contains(err.Error(), `duplicate call id "c1"`) {
+		t.Errorf("Prepare(a chat with call id c1 twice) = %v, want an error naming dup.jsonl:2 and the id", err)
+	}
 }
 
 func TestConfigCheck(t *testing.T) {
