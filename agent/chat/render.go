@@ -26,6 +26,7 @@ type Template struct {
 
 	ministral3 bool // llama.cpp's Ministral/Devstral message rewrite
 	gptOSS     bool // Harmony: thinking copied from reasoning, no developer mapping
+	toolPlan   bool // Command R7B: a call's reasoning is its tool_plan
 	capsOnce   sync.Once
 	caps       Caps
 	hist       historyOnce
@@ -66,6 +67,7 @@ func NewTemplate(source, bosToken, eosToken string) (*Template, error) {
 	t.ministral3 = strings.Contains(src, "[SYSTEM_PROMPT]") && strings.Contains(src, "[TOOL_CALLS]") &&
 		strings.Contains(src, "[ARGS]") && !strings.Contains(src, "[CALL_ID]")
 	t.gptOSS = strings.Contains(src, "<|channel|>")
+	t.toolPlan = strings.Contains(src, "message.tool_plan")
 	return t, nil
 }
 
@@ -343,7 +345,9 @@ func (t *Template) messages(msgs []Message, nums numberTexts) (jinja.Value, erro
 		case t.ministral3:
 			items[i] = ministralMessage(m, t.thinkingParts())
 		case t.gptOSS:
-			copyThinking(m)
+			copyReasoning(m, "thinking")
+		case t.toolPlan:
+			copyReasoning(m, "tool_plan")
 		}
 	}
 	return jinja.NewList(items), nil
@@ -415,14 +419,15 @@ func ministralMessage(m jinja.Value, thinking bool) jinja.Value {
 	return out
 }
 
-// copyThinking gives an assistant message with reasoning and tool calls a
-// "thinking" field, where the gpt-oss template reads it.
-func copyThinking(m jinja.Value) {
+// copyReasoning gives an assistant message with reasoning and tool calls
+// its reasoning under key too, where the template reads it: "thinking" in
+// gpt-oss, "tool_plan" in Command R7B (llama.cpp moves it there).
+func copyReasoning(m jinja.Value, key string) {
 	d := m.AsDict()
 	r, ok := d.Get("reasoning_content")
 	calls, hasCalls := d.Get("tool_calls")
 	if ok && r.IsString() && hasCalls && calls.IsList() {
-		d.Set("thinking", r)
+		d.Set(key, r)
 	}
 }
 

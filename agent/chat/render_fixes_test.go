@@ -118,3 +118,16 @@ func TestMessageJSON(t *testing.T) {
 		t.Errorf("json.Marshal(ParseMessages(x)) (-x +got):\n%s", diff)
 	}
 }
+
+// TestCommandR7BToolPlan: Command R7B's template writes a call's plan from
+// message.tool_plan; the reasoning of a message with calls is that plan,
+// as llama.cpp renders it, instead of an empty thinking block.
+func TestCommandR7BToolPlan(t *testing.T) {
+	conv := `[{"role": "user", "content": "What is in pom.xml?"}, {"role": "assistant", "content": null, "reasoning_content": "I will read pom.xml.", "tool_calls": [
+		{"id": "0", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"pom.xml\"}"}}]},
+		{"role": "tool", "tool_call_id": "0", "content": "<project/>"}]`
+	got := renderMessages(t, "CohereForAI-c4ai-command-r7b-12-2024-tool_use", conv)
+	if want := "<|START_THINKING|>I will read pom.xml.<|END_THINKING|>"; !strings.Contains(got, want) {
+		t.Errorf("Render() lacks %s:\n%s", want, got)
+	}
+}
