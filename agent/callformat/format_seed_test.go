@@ -139,38 +139,6 @@ func TestSeedExample8(t *testing.T) {
 	golden.Seed(t, "output.txt", out.String())
 }
 
-// TestSeedExample10 accumulates the real 13-chunk stream of Example 10
-// (testdata/TestSeedExample10/stream.txt: the seed's data lines, with the
-// Java text block's \\ escapes undone). The golden is the seed's output
-// verbatim.
-func TestSeedExample10(t *testing.T) {
-	var acc Accumulator
-	for _, line := range strings.Split(strings.TrimSpace(readTestdata(t, "TestSeedExample10/stream.txt")), "\n") {
-		data, ok := strings.CutPrefix(line, "data: ")
-		if !ok {
-			t.Fatalf("not a data line: %q", line)
-		}
-		if err := acc.Add([]byte(data)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r := acc.Done()
-	if !r.Done {
-		t.Errorf("Done() = %+v, want [DONE] seen", r)
-	}
-	var out strings.Builder
-	fmt.Fprintf(&out, "chunks before [DONE]: %d, finish_reason: %s\n", r.Chunks, r.FinishReason)
-	for _, c := range r.Calls {
-		fmt.Fprintf(&out, "call %d: id=%s name=%s argument pieces=%d\n", c.Index, c.ID, c.Name, c.Pieces)
-		args, err := compactJSON(c.Arguments)
-		if err != nil {
-			t.Fatalf("joined arguments %q: %v", c.Arguments, err)
-		}
-		fmt.Fprintf(&out, "  joined arguments parse to %s\n", args)
-	}
-	golden.Seed(t, "output.txt", out.String())
-}
-
 // TestSeedExample12 parses the five replies of Example 12 and prints them
 // as the seed's Step records. The golden is the seed's output verbatim.
 func TestSeedExample12(t *testing.T) {

@@ -8,28 +8,31 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopagent/loop/internal/golden"
 	"github.com/loopagent/loop/internal/testmodels"
 )
 
-// TestAccumulateSeed joins the specification's llama-server stream of one
-// read_file call: 13 chunks, 11 argument pieces, and arguments that parse
-// only once joined.
-func TestAccumulateSeed(t *testing.T) {
-	code, out, errOut := runLoop(t, "accumulate", filepath.Join("testdata", "accumulate", "seed-stream.txt"))
-	want := `chunks before [DONE]: 13, finish_reason: tool_calls
-call 0: id=6aKdJM1U5AYakbQUh2ae9giQx978MzKC name=read_file argument pieces=11
-  joined arguments parse to {"path":"pom.xml"}
-`
-	if code != 0 || out != want {
-		t.Errorf("loop accumulate = %d\n%s%s\nwant\n%s", code, out, errOut, want)
+// seedStream is seed 004 Example 10's real llama-server stream of one
+// read_file call, its data lines with the Java text block's \\ escapes
+// undone.
+var seedStream = filepath.Join("testdata", "TestSeedExample10", "stream.txt")
+
+// TestSeedExample10: loop accumulate joins the seed's stream (13 chunks,
+// 11 argument pieces, arguments that parse only once joined) and prints
+// the seed's output verbatim.
+func TestSeedExample10(t *testing.T) {
+	code, out, errOut := runLoop(t, "accumulate", seedStream)
+	if code != 0 {
+		t.Fatalf("loop accumulate = %d: %s", code, errOut)
 	}
+	golden.Seed(t, "output.txt", out)
 }
 
 // TestAccumulateBad: a stream cut before [DONE], a chunk that is not
 // JSON, and joined arguments that break the tools' schema each fail,
 // naming the file.
 func TestAccumulateBad(t *testing.T) {
-	seed, err := os.ReadFile(filepath.Join("testdata", "accumulate", "seed-stream.txt"))
+	seed, err := os.ReadFile(seedStream)
 	if err != nil {
 		t.Fatal(err)
 	}
