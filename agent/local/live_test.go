@@ -15,6 +15,7 @@ import (
 	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/agent/paths"
 	"github.com/loopagent/loop/agent/tools"
+	"github.com/loopagent/loop/agent/validate"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/internal/testmodels"
 	"github.com/loopagent/loop/sampler"
@@ -57,7 +58,10 @@ func (r liveRow) String() string {
 // grammar, stream-parse, validate. The seed's llama-server got 11 calls in
 // 6 requests plus one cut off, and only with a prefill and a logit bias;
 // loop's required configurations give exactly one complete, valid call in
-// 12 of 12, with and without the prefill and without a logit bias.
+// 12 of 12 at 200 tokens, with and without the prefill and without a logit
+// bias. At the seed's 40 tokens some calls are cut off: each ends with
+// finish reason "length", and a call read from it carries the length
+// violation that keeps the agent from running it.
 func TestLiveSeedRun(t *testing.T) {
 	c := newClient(t)
 	tools, err := chat.ParseTools([]byte(seedTool))
@@ -76,9 +80,14 @@ func TestLiveSeedRun(t *testing.T) {
 		{"none prefill=yes", grammar.ChoiceNone, true, 40},
 		{"required prefill=no", grammar.ChoiceRequired, false, 200},
 		{"required prefill=yes", grammar.ChoiceRequired, true, 200},
+		// The seed's own budget: a call cut off at 40 tokens is reported
+		// as such (finish "length", and the length violation on any call
+		// read, which the agent never runs).
+		{"required prefill=no n=40", grammar.ChoiceRequired, false, 40},
+		{"required prefill=yes n=40", grammar.ChoiceRequired, true, 40},
 	}
 	var table strings.Builder
-	complete := 0
+	complete, complete40, cut40, most := 0, 0, 0, 0
 	for _, cfg := range configs {
 		for seed := 1; seed <= 6; seed++ {
 			sc := model.Sampling{User: sampler.Overrides{Temperature: sampler.Ptr[float32](0.8), Seed: sampler.Ptr(uint32(seed))}}
@@ -102,8 +111,18 @@ func TestLiveSeedRun(t *testing.T) {
 				row.content = row.content[:30]
 			}
 			fmt.Fprintln(&table, row)
-			switch cfg.choice {
-			case grammar.ChoiceRequired:
+			switch {
+			case cfg.maxTokens == 40 && cfg.choice == grammar.ChoiceRequired:
+				switch {
+				case resp.FinishReason == "length" && (len(resp.Message.ToolCalls) == 0 || hasCheck(resp.Violations, validate.CheckLength)):
+					cut40++
+				case resp.FinishReason == "tool_calls" && len(resp.Message.ToolCalls) == 1 && len(resp.Violations) == 0:
+					complete40++
+				default:
+					t.Errorf("%s seed %d: neither a complete call nor a cut-off reply without calls: %s, violations %v", cfg.name, seed, row, resp.Violations)
+				}
+			case cfg.choice == grammar.ChoiceRequired:
+				most = max(most, resp.Usage.CompletionTokens)
 				if len(resp.Message.ToolCalls) != 1 || len(resp.Violations) != 0 || resp.FinishReason != "tool_calls" {
 					t.Errorf("%s seed %d: %s, violations %v, problems %v", cfg.name, seed, row, resp.Violations, resp.Parsed.Problems)
 				} else {
@@ -116,7 +135,11 @@ func TestLiveSeedRun(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("required: %d of 12 requests gave exactly one complete, valid call\n%s", complete, table.String())
+	if cut40 == 0 {
+		t.Errorf("at the seed's 40 tokens no required call was cut off: the budget no longer tests the cut-off path")
+	}
+	t.Logf("required: %d of 12 requests gave exactly one complete, valid call at 200 tokens (the longest took %d tokens); at 40 tokens, %d complete and %d cut off, each flagged\n%s",
+		complete, most, complete40, cut40, table.String())
 }
 
 // TestPromptBasedFallback runs a template without tool support (Phi-3.5):
@@ -257,4 +280,14 @@ func TestLiveEditGrammar(t *testing.T) {
 			t.Errorf("seed %d: edit of %q with old_string %q, not in the file", seed, args.Path, args.OldString)
 		}
 	}
+}
+
+// hasCheck reports whether a violation of kind c is among vs.
+func hasCheck(vs []validate.Violation, c validate.Check) bool {
+	for _, v := range vs {
+		if v.Check == c {
+			return true
+		}
+	}
+	return false
 }
