@@ -44,6 +44,10 @@ type Config struct {
 	// NoPaths leaves read_file's and edit_file's path free in the grammar
 	// instead of one of the workspace's files (loop.Guards.NoPaths).
 	NoPaths bool `json:"no_paths,omitempty"`
+	// AllTools offers every tool to a question that asks for no change,
+	// which otherwise gets no tool that writes files
+	// (loop.Guards.AllTools).
+	AllTools bool `json:"all_tools,omitempty"`
 
 	// Preset is the sampler preset of tool calls (sampler.PresetNames);
 	// "" means loop's own pair, "prose" for answers and "tool-call" for
@@ -83,7 +87,7 @@ type Config struct {
 // Guards returns the configuration's loop.Guards.
 func (c Config) Guards() loop.Guards {
 	return loop.Guards{NoRepair: c.NoRepair, NoRecover: c.NoRecover, Retries: c.Retries,
-		NoLoopGuard: c.NoLoopGuard, NoGate: c.NoGate, NoForce: c.NoForce, NoPaths: c.NoPaths}
+		NoLoopGuard: c.NoLoopGuard, NoGate: c.NoGate, NoForce: c.NoForce, NoPaths: c.NoPaths, AllTools: c.AllTools}
 }
 
 // builtins are the configurations that add one technique at a time, each

@@ -30,9 +30,11 @@ type Agent struct {
 	broken     error           // the conversation refused a message
 	lastPrompt string          // the last request's rendered prompt
 
-	// Built once: the tools do not change during a run.
-	validator    *validate.Validator
-	validatorErr error
+	// Built once: every tool, and the tools of a question (none that
+	// writes files). Run offers one of them to each task.
+	allTools, questionTools toolSet
+	validator               *validate.Validator // of the task's tools
+	validatorErr            error
 
 	// per Run
 	out       Outcome
@@ -82,6 +84,10 @@ func (a *Agent) Run(ctx context.Context, task string) Outcome {
 		a.guards.force.task(task)
 	}
 	a.gate.Task(task)
+	a.useTools(a.allTools)
+	if isQuestion(task) {
+		a.useTools(a.questionTools)
+	}
 	a.add(chat.Message{Role: "user", Content: task})
 	setup, _ := json.Marshal(a.setup)
 	a.emit(transcript.Event{Kind: transcript.KindTask, Task: task, Workspace: a.cfg.ws.Root(), Detail: a.gate.Check, Settings: setup})
@@ -117,4 +123,9 @@ func (a *Agent) emit(e transcript.Event) {
 		e.Step = a.step
 	}
 	a.sink.Emit(e)
+}
+
+// useTools offers ts to the requests of this task.
+func (a *Agent) useTools(ts toolSet) {
+	a.tools, a.validator, a.validatorErr = ts.defs, ts.validator, ts.err
 }

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/loopagent/loop/agent/validate"
-
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/gate"
 	"github.com/loopagent/loop/agent/instructions"
@@ -88,7 +86,12 @@ func newAgent(c config) (*Agent, error) {
 	if a.sink == nil {
 		a.sink = transcript.Multi(nil)
 	}
-	a.validator, a.validatorErr = validate.New(defs)
+	a.allTools = newToolSet(defs)
+	a.questionTools = a.allTools
+	if w := c.tools.Writers(); len(w) > 0 && !c.Guards.AllTools {
+		a.questionTools = newToolSet(withoutWriters(defs, w))
+	}
+	a.useTools(a.allTools)
 	a.guards = newGuards(c)
 	if err := a.newWindow(); err != nil {
 		return nil, err

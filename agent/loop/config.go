@@ -154,6 +154,9 @@ type Guards struct {
 	// the call grammar; by default they are one of the workspace's files
 	// (agent/paths), listed again before every request.
 	NoPaths bool
+	// AllTools offers every tool to every task; by default a question
+	// that asks for no change is offered no tool that writes files.
+	AllTools bool
 	// NoForce keeps tool_choice auto on every step: no required first
 	// step for a task that names a file, no forced check after a refused
 	// answer.

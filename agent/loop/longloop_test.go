@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,4 +111,55 @@ func TestSixtyToolSteps(t *testing.T) {
 	if out.Compactions < 3 {
 		t.Errorf("%d compactions, want several", out.Compactions)
 	}
+}
+
+// TestQuestionRefusesEdit: a question is offered no tool that writes
+// files, and a call to one (a model without the grammar can write it) is
+// an unknown tool: nothing is written.
+func TestQuestionRefusesEdit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "calc.go"), []byte("package calc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tools.NewWorkspace(dir, tools.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies := []string{
+		call(`{"name": "write_file", "arguments": {"path": "calc.go", "content": "package other\n"}}`),
+		"calc.go declares package calc.",
+	}
+	var offered [][]string
+	rec := &toolsSeen{Model: hermesScript(t, replies, nil), seen: &offered}
+	a, err := loop.New(rec, loop.Settings{ToolSet: tools.Default(), Workspace: ws, NoContext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := a.Run(context.Background(), "What package does calc.go declare?")
+	if b, _ := os.ReadFile(filepath.Join(dir, "calc.go")); string(b) != "package calc\n" {
+		t.Errorf("calc.go = %q after a question", b)
+	}
+	if out.Kind != loop.Done || len(offered) != 2 {
+		t.Fatalf("outcome %s after %d requests, want done after 2", out, len(offered))
+	}
+	for i, names := range offered {
+		if slices.Contains(names, "write_file") || slices.Contains(names, "edit_file") {
+			t.Errorf("request %d offers %v", i+1, names)
+		}
+	}
+}
+
+// toolsSeen records the names of the tools each request offers.
+type toolsSeen struct {
+	model.Model
+	seen *[][]string
+}
+
+func (r *toolsSeen) Complete(ctx context.Context, req model.Request) (*model.Response, error) {
+	var names []string
+	for _, t := range req.Tools {
+		names = append(names, t.Name)
+	}
+	*r.seen = append(*r.seen, names)
+	return r.Model.Complete(ctx, req)
 }

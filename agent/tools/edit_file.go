@@ -67,6 +67,9 @@ func (EditFile) Description() string     { return strings.TrimSpace(editFileDesc
 func (EditFile) Schema() json.RawMessage { return json.RawMessage(editFileSchema) }
 func (EditFile) ReadOnly() bool          { return false }
 
+// WritesFiles marks edit_file as a FileWriter.
+func (EditFile) WritesFiles() {}
+
 // ExistingFileArgs is FileArgs: path names a file that exists.
 func (EditFile) ExistingFileArgs() []string { return []string{"path"} }
 

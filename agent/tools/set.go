@@ -63,6 +63,18 @@ func (s *Set) ReadOnly(name string) bool {
 	return ok && t.ReadOnly()
 }
 
+// Writers returns the names of the set's tools that write files
+// (FileWriter), in the set's order.
+func (s *Set) Writers() []string {
+	var out []string
+	for _, t := range s.tools {
+		if _, ok := t.(FileWriter); ok {
+			out = append(out, t.Name())
+		}
+	}
+	return out
+}
+
 // Subset is the set of the named tools, in the set's order. An unknown
 // name is an error.
 func (s *Set) Subset(names ...string) (*Set, error) {
@@ -88,8 +100,8 @@ func (s *Set) Subset(names ...string) (*Set, error) {
 //	[{"type": "function", "function": {"name": ..., "description": ...,
 //	  "parameters": {...}}}, ...]
 //
-// A step offers only the tools it needs, so names may pick a few; a name the set does not have is left out (Subset
-// reports it).
+// A step offers only the tools it needs, so names may pick a few; a name
+// the set does not have is left out (Subset reports it).
 func (s *Set) Definitions(names ...string) json.RawMessage {
 	type function struct {
 		Name        string          `json:"name"`

@@ -12,6 +12,14 @@ import (
 	"strings"
 )
 
+// FileWriter is a tool whose purpose is to write files (edit_file,
+// write_file): a task that asks for no change is not offered it. The
+// shell is not one: its commands are judged one by one.
+type FileWriter interface {
+	Tool
+	WritesFiles()
+}
+
 // Tool is one tool the model can call: data (name, description, schema)
 // plus one function. A Tool holds no state between calls; everything a call
 // may touch comes from the Workspace.

@@ -44,6 +44,9 @@ func (WriteFile) Description() string     { return strings.TrimSpace(writeFileDe
 func (WriteFile) Schema() json.RawMessage { return json.RawMessage(writeFileSchema) }
 func (WriteFile) ReadOnly() bool          { return false }
 
+// WritesFiles marks write_file as a FileWriter.
+func (WriteFile) WritesFiles() {}
+
 func (WriteFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (Result, error) {
 	var p WriteFileParams
 	if r, ok := decodeArgs(WriteFileName, writeFileSchema, args, &p); !ok {

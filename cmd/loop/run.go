@@ -77,6 +77,7 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	fs.IntVar(&f.guards.LoopCycles, "loop-cycles", 0, "two-step cycles in a row that are a loop (0: 2)")
 	fs.BoolVar(&f.guards.NoGate, "no-gate", false, "accept an answer after an unverified edit")
 	fs.BoolVar(&f.guards.NoForce, "no-force", false, "keep tool_choice auto on every step")
+	fs.BoolVar(&f.guards.AllTools, "all-tools", false, "offer edit_file and write_file to a question that asks for no change too")
 	fs.BoolVar(&f.guards.NoPaths, "no-paths", false, "let read_file and edit_file name any path, not only the workspace's files, in the call grammar")
 	f.sandbox.register(fs)
 }

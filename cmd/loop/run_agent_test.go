@@ -223,3 +223,42 @@ func TestLiveRun(t *testing.T) {
 	}
 	t.Logf("%d requests, %d calls with distinct ids: %s", reqs, len(ids), strconv.Itoa(len(ids)))
 }
+
+// TestQuestionTools: loop run on a question that asks for no change offers
+// no tool that writes files, and its first request is smaller by their
+// definitions (the prompt tokens the model's tokenizer counts); a task
+// that asks for a change, or --all-tools, offers every tool.
+func TestQuestionTools(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{"calc.go": "package calc\n\nfunc Add(a, b int) int { return a - b }\n"})
+	first := func(task string, extra ...string) transcript.Event {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "run.jsonl")
+		args := append([]string{"run", "-m", testmodels.Path(t, testmodels.TinyQwen3F16), "-C", ws, "-c", "4096", "-t", "2",
+			"--max-steps", "1", "--max-tokens", "8", "--reasoning", "off", "--seed", "1", "--no-subagent", "--json", "--transcript", path}, extra...)
+		runLoop(t, append(args, task)...)
+		for _, e := range readEvents(t, path) {
+			if e.Kind == transcript.KindRequest {
+				return e
+			}
+		}
+		t.Fatalf("loop run %q: no request", task)
+		return transcript.Event{}
+	}
+	question := first("What does Add in calc.go return?")
+	all := first("What does Add in calc.go return?", "--all-tools")
+	change := first("fix Add in calc.go")
+	if slices.Contains(question.Tools, "edit_file") || slices.Contains(question.Tools, "write_file") || !slices.Contains(question.Tools, "read_file") {
+		t.Errorf("a question is offered %v, want read_file and no tool that writes files", question.Tools)
+	}
+	for _, e := range []transcript.Event{all, change} {
+		if !slices.Contains(e.Tools, "edit_file") || !slices.Contains(e.Tools, "write_file") {
+			t.Errorf("offered %v, want every tool", e.Tools)
+		}
+	}
+	if question.PromptTokens <= 0 || question.PromptTokens >= all.PromptTokens {
+		t.Errorf("prompt tokens: question %d, with every tool %d; want fewer for the question", question.PromptTokens, all.PromptTokens)
+	}
+	t.Logf("first request: %d prompt tokens with %v, %d with every tool (%d saved)", question.PromptTokens, question.Tools, all.PromptTokens, all.PromptTokens-question.PromptTokens)
+}
