@@ -4,17 +4,69 @@
 //
 // # JSON repair
 //
-// The JSON repair reads a JSON object and fixes what models get wrong:
-// trailing commas, single quotes, raw newlines, tabs and other control
-// characters in strings, invalid escapes, mismatched brackets, and
-// Python's True, False and None outside strings. It names each repair
-// (TrailingComma, SingleQuotes, ...): `{'path': 'pom.xml',}` becomes
-// `{"path": "pom.xml"}` with the repairs [single quotes, trailing comma].
+// Repair reads a JSON object and fixes what models get wrong, naming each
+// repair (TrailingComma, SingleQuotes, ...): `{'path': 'pom.xml',}`
+// becomes `{"path": "pom.xml"}` with the repairs [single quotes, trailing
+// comma]. Valid JSON is taken as written. It repairs:
 //
-// An object cut off before its end is closed too, so that its JSON
-// parses, but the repair invented the end, and such a call must never
-// run: it is never taken, and goes back to the model with a larger token
-// budget instead.
+//   - a trailing comma before a closing bracket (TrailingComma);
+//   - single quotes around keys and strings (SingleQuotes);
+//   - // and /* */ comments outside strings, dropped (Comment); the //
+//     of a URL after its scheme (https://) is no comment;
+//   - a key without quotes, {a: 2} (UnquotedKey), and a string value
+//     without quotes, "city": New York (UnquotedValue), that runs to a
+//     comma, a closing bracket or the end of the line, and holds a letter
+//     or digit and no quote, bracket or colon: nothing else can be meant;
+//   - True, False and None (PythonLiteral), and true, false and null in
+//     another case, TRUE, Null (LiteralCase);
+//   - a missing comma between members or elements, {"a":2⏎"b":3} and
+//     ["x" "y"] (MissingComma);
+//   - a quote inside a string that the model did not escape, "apple
+//     "bee" carrot" (InnerQuote), where only that reading closes the
+//     object;
+//   - doubled quotes, {""answer"": ""5""} (DoubledQuotes), and an object
+//     escaped as the text of a string, {\"key\": \"value\"} (EscapedJSON);
+//   - raw newlines, tabs and other control characters in strings
+//     (RawNewline, RawTab, RawControl), escaped;
+//   - \' and a backslash before a character beyond ASCII, where JSON
+//     allows no escape, lose the backslash; another unknown escape keeps
+//     it, so that C:\dir stays C:\dir (InvalidEscape);
+//   - a tuple, (1, 2), as an array (Tuple);
+//   - a closing bracket that does not match (BracketClosed): a typo for
+//     the right one, a missing one, or a stray one, whichever single
+//     reading closes the object with nothing after it;
+//   - text before the object and prose or a closing code fence after it,
+//     dropped (TextAround, reported by Repair).
+//
+// Where the text has two readings (a quote that closes a string or sits
+// in it, a bracket that is a typo or a missing one), the repair reads on
+// with each, and takes the one that closes the object; when more than
+// one does, it refuses (ErrAmbiguous): {"a":"b,"c":"d"} is a string with
+// inner quotes or two members with a missing quote, and guessing could
+// move an argument. Every repair ends with the no-loss check: the letters
+// and digits of the text's keys and values, read on their own, are, in the
+// same order, those of the result; otherwise the repair is refused
+// (ErrLoss), naming what it would lose. So {"name":"f","arguments":
+// {"a":["x"},"b":1}} keeps b in the arguments, and
+// {"key": "value"}, "key2": "value2"} is refused rather than cut short.
+//
+// It refuses, with an *Error a model can act on:
+//
+//   - an object cut off before its end (ErrTruncated): closing it would
+//     invent its end and the arguments it lost. A Fixer still closes it,
+//     so that it can be reported, and never takes its call;
+//   - another object, more JSON or a single word after the object
+//     (ErrTextAfter): {"a":2}{} is two calls or a broken one, for the
+//     caller to count, never text to drop;
+//   - a value that is no JSON value and no plain string: 1/3, .25, 1e,
+//     undefined, an ellipsis, a call such as ObjectId("1"), one value in
+//     parentheses (a group, not a tuple), strings joined with +, curly
+//     quotes, a missing value or colon, an extra comma. Each is a guess
+//     about what the model meant.
+//
+// On the peers' own test cases whose answer is an object (testdata, from
+// json_repair and jsonrepair), loop agrees or refuses on all but a few,
+// and where it returns another object the test says why (TestPeers).
 //
 // # Fixing a reply
 //
@@ -25,8 +77,9 @@
 //	parsed, fixes := fx.Fix(raw, format.Parse(raw))
 //	for _, f := range fixes {
 //		// f.Kind ("json", "fenced", "function_tag", "wrapper",
-//		// "bare_object"), f.Call, f.Repairs, and f.Refused when the call
-//		// was found but not taken: the counts `loop eval` reports.
+//		// "bare_object"), f.Call, f.Repairs (names from Names), and
+//		// f.Refused when the call was found but not taken: the counts
+//		// `loop eval` reports.
 //	}
 //
 // The JSON repair ("json") re-reads the repaired text with the format's

@@ -274,6 +274,8 @@ func functionCall(c *candidate, body string) Fix {
 	switch {
 	case s.truncated:
 		fix.Refused = Truncated
+	case s.err != nil:
+		fix.Refused = s.err.Error()
 	case err != nil:
 		fix.Refused = err.Error()
 	default:

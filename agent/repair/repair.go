@@ -1,6 +1,8 @@
 package repair
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -15,182 +17,209 @@ const (
 	InvalidEscape = "invalid escape in a string"
 	BracketClosed = "mismatched bracket"
 	Truncated     = "truncated"
+	Comment       = "comment"
+	UnquotedKey   = "unquoted key"
+	UnquotedValue = "unquoted string value"
+	MissingComma  = "missing comma"
+	InnerQuote    = "unescaped quote in a string"
+	DoubledQuotes = "doubled quotes"
+	EscapedJSON   = "escaped JSON"
+	Tuple         = "tuple as an array"
+	TextAround    = "text around the object"
 	// PythonLiteral is followed by the word: "Python literal True".
 	PythonLiteral = "Python literal "
+	// LiteralCase is followed by the word: "literal case TRUE".
+	LiteralCase = "literal case "
 )
 
-// pythonLiterals are the words the scan turns into JSON, outside strings.
+// Names are the names of the repairs, for a report that counts each.
+// PythonLiteral and LiteralCase name a repair with the word after them.
+var Names = []string{TrailingComma, SingleQuotes, RawNewline, RawTab, RawControl,
+	InvalidEscape, BracketClosed, Truncated, Comment, UnquotedKey, UnquotedValue,
+	MissingComma, InnerQuote, DoubledQuotes, EscapedJSON, Tuple, TextAround,
+	PythonLiteral, LiteralCase}
+
+// pythonLiterals are the words the repair turns into JSON, outside strings.
 var pythonLiterals = map[string]string{"True": "true", "False": "false", "None": "null"}
 
 // validEscapes are the characters JSON allows after a backslash.
 const validEscapes = `"\/bfnrtu`
 
-// scanner is one pass over an object: the state of the scan (inside a
-// string and which quote opened it, the open brackets, the repairs made)
-// and where the object ended.
+// Repair reads text as one JSON object and returns it repaired, with the
+// repairs it made, or an *Error that says why it will not. Text before
+// the object's '{' (a sentence, a code fence) is dropped; text after it
+// is dropped only when it is prose or a closing fence, and refused
+// (ErrTextAfter) when it is another object or a word. The package doc
+// lists what it repairs and what it refuses.
+func Repair(text string) (string, []string, error) {
+	start := strings.IndexByte(text, '{')
+	if start < 0 {
+		return "", nil, refuse(text, 0, ErrNoObject)
+	}
+	s := scan(text, start)
+	switch {
+	case s.truncated:
+		return "", nil, refuse(text, len(text), ErrTruncated)
+	case s.err != nil:
+		return "", nil, s.err
+	}
+	if err := textAfter(text, s.end); err != nil {
+		return "", nil, err
+	}
+	repairs := s.repairs
+	if strings.TrimSpace(text[:start]) != "" || strings.TrimSpace(text[s.end:]) != "" {
+		repairs = append([]string{TextAround}, repairs...)
+	}
+	return s.out.String(), repairs, nil
+}
+
+// textAfter accepts what follows the object when it is nothing, a
+// closing code fence, or prose: white space, then words with spaces
+// between them. Comments are skipped. Anything else is a second value, or the object's own
+// text the repair could not place.
+func textAfter(text string, end int) error {
+	for {
+		i := skipSpace(text, end)
+		if !commentAt(text, i) {
+			break
+		}
+		end = commentEnd(text, i)
+	}
+	rest := strings.TrimSpace(text[end:])
+	switch {
+	case rest == "", strings.HasPrefix(rest, "```"):
+		return nil
+	case end < len(text) && isSpace(text[end]) && startsWord(rest) && strings.ContainsAny(rest, " \t\n"):
+		return nil
+	}
+	what := "a word"
+	if strings.IndexByte("{[", rest[0]) >= 0 {
+		what = "another object: write one call at a time, or each in its own tags"
+	} else if !startsWord(rest) {
+		what = "more JSON: write the object with every bracket closed where it belongs"
+	}
+	i := len(text) - len(strings.TrimLeft(text[end:], " \t\r\n"))
+	return refuse(text, i, fmt.Errorf("%w: %s", ErrTextAfter, what))
+}
+
+func startsWord(s string) bool {
+	c := s[0]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// scanner is the result of reading one object: the JSON, the repairs,
+// whether the text ended inside it, where it ended, and why the repair
+// was refused.
 type scanner struct {
-	text      string
 	out       strings.Builder
-	open      []byte
-	quote     byte // 0 outside a string, else ' or "
 	repairs   []string
 	truncated bool
 	end       int // the index after the object's last byte
+	// err is the refusal (an *Error), nil when out is the object. A
+	// truncated object has no err: out is closed for a report, and its
+	// call is refused as truncated.
+	err error
 }
 
-// scan repairs the object that starts at text[start] == '{'.
+// scan reads the object that starts at text[start] == '{'. Valid JSON is
+// taken as written. Otherwise the repair reads it, and checks that the
+// result keeps every key and value (checkLoss). A refused object ends
+// one byte after its '{', so that a caller looks on after it.
 func scan(text string, start int) *scanner {
-	s := &scanner{text: text, end: len(text)}
-	for i := start; i < len(text); i++ {
-		var done bool
-		if s.quote != 0 {
-			i = s.inString(i)
-		} else if i, done = s.outside(i); done {
-			s.end = i + 1
+	s := &scanner{end: len(text)}
+	dec := json.NewDecoder(strings.NewReader(text[start:]))
+	var raw json.RawMessage
+	if dec.Decode(&raw) == nil {
+		end := start + int(dec.InputOffset())
+		if !(&parser{text: text}).continues(end) {
+			s.out.WriteString(text[start:end])
+			s.end = end
 			return s
 		}
 	}
-	s.closeTruncated()
+	body, from, at := text, start, func(i int) int { return i }
+	if escaped(text, start) {
+		var offsets []int
+		body, offsets = unescape(text[start:])
+		from, at = 0, func(i int) int { return start + offsets[i] }
+	}
+	st, err := parseObject(body, from)
+	if escaped(text, start) {
+		st.repair(EscapedJSON)
+	}
+	if errors.Is(err, ErrTruncated) {
+		s.truncated = true
+		s.repairs = addOnce(st.repairs, Truncated)
+		closeTruncated(st, &s.out)
+		return s
+	}
+	if err == nil {
+		err = checkLoss(body[from:st.pos], string(st.out))
+		if err != nil {
+			err = refuse(body, from, err)
+		}
+	}
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			e.Offset = at(e.Offset)
+			e.Near = near(text, e.Offset)
+		}
+		s.err, s.end = err, start+1
+		s.out.WriteString(text[start:])
+		return s
+	}
+	s.out.Write(st.out)
+	s.repairs, s.end = st.repairs, at(st.pos)
 	return s
 }
 
-func (s *scanner) repair(name string) { s.repairs = addOnce(s.repairs, name) }
-
-// inString copies text[i] inside a string and returns the last index used.
-func (s *scanner) inString(i int) int {
-	c := s.text[i]
-	switch {
-	case c == '\\' && i+1 < len(s.text):
-		next := s.text[i+1]
-		switch {
-		case next == '\'' && s.quote == '\'':
-			s.out.WriteByte('\'') // \' is no JSON escape; ' needs none
-		case strings.IndexByte(validEscapes, next) < 0:
-			s.out.WriteString(`\\`)
-			s.out.WriteByte(next)
-			s.repair(InvalidEscape)
-		default:
-			s.out.WriteByte(c)
-			s.out.WriteByte(next)
-		}
-		return i + 1
-	case c == '\\': // the text ends after a backslash
-		return i
-	case c == s.quote:
-		s.out.WriteByte('"')
-		s.quote = 0
-	case c == '"': // a double quote inside a single-quoted string
-		s.out.WriteString(`\"`)
-	case c == '\n':
-		s.out.WriteString(`\n`)
-		s.repair(RawNewline)
-	case c == '\t':
-		s.out.WriteString(`\t`)
-		s.repair(RawTab)
-	case c < 0x20:
-		fmt.Fprintf(&s.out, `\u%04x`, c)
-		s.repair(RawControl)
-	default:
-		s.out.WriteByte(c)
-	}
-	return i
-}
-
-// outside copies text[i] outside strings and returns the last index used,
-// and true when it closed the object.
-func (s *scanner) outside(i int) (int, bool) {
-	c := s.text[i]
-	switch c {
-	case '"', '\'':
-		if c == '\'' {
-			s.repair(SingleQuotes)
-		}
-		s.quote = c
-		s.out.WriteByte('"')
-	case '{', '[':
-		s.open = append(s.open, c)
-		s.out.WriteByte(c)
-	case '}', ']':
-		return i, s.close(c)
-	default:
-		if word := pythonWord(s.text, i); word != "" {
-			s.out.WriteString(pythonLiterals[word])
-			s.repair(PythonLiteral + word)
-			return i + len(word) - 1, false
-		}
-		s.out.WriteByte(c)
-	}
-	return i, false
-}
-
-// close handles a closing bracket: it drops a trailing comma before it,
-// closes what it closes, and reports whether the object is complete. A
-// bracket that does not match the innermost open one closes the open ones
-// down to its match; one without a match is dropped.
-func (s *scanner) close(c byte) bool {
-	if dropTrailingComma(&s.out) {
-		s.repair(TrailingComma)
-	}
-	want := byte('{')
-	if c == ']' {
-		want = '['
-	}
-	k := strings.LastIndexByte(string(s.open), want)
-	if k < 0 {
-		s.repair(BracketClosed)
-		return false
-	}
-	for j := len(s.open) - 1; j > k; j-- {
-		s.out.WriteByte(closer(s.open[j]))
-		s.repair(BracketClosed)
-	}
-	s.open = s.open[:k]
-	s.out.WriteByte(c)
-	return len(s.open) == 0
-}
-
-// closeTruncated ends an object the text cut off: it closes the string,
-// drops a trailing comma, gives a dangling key null, and closes the
-// brackets, so that the text parses and can be reported; its call is
+// closeTruncated writes the object of a reading the text cut off, closed:
+// the string closed, a trailing comma dropped, a dangling key given null,
+// the brackets closed. The text parses and can be reported; its call is
 // still refused, since its end was invented.
-func (s *scanner) closeTruncated() {
-	if s.quote == 0 && len(s.open) == 0 {
-		return
+func closeTruncated(st *state, out *strings.Builder) {
+	out.Write(st.out)
+	if st.in != nil {
+		out.WriteByte('"')
 	}
-	s.truncated = true
-	s.repair(Truncated)
-	if s.quote != 0 {
-		s.out.WriteByte('"')
+	dropTrailingComma(out)
+	if strings.HasSuffix(strings.TrimRight(out.String(), " \t\r\n"), ":") {
+		out.WriteString("null")
 	}
-	dropTrailingComma(&s.out)
-	if strings.HasSuffix(strings.TrimRight(s.out.String(), " \t\r\n"), ":") {
-		s.out.WriteString("null")
-	}
-	for j := len(s.open) - 1; j >= 0; j-- {
-		s.out.WriteByte(closer(s.open[j]))
-	}
-}
-
-func closer(open byte) byte {
-	if open == '{' {
-		return '}'
-	}
-	return ']'
-}
-
-// pythonWord returns True, False or None when one of them starts at
-// text[i] as a whole word, else "": replacing them inside longer words
-// would break an unquoted identifier such as TrueColor.
-func pythonWord(text string, i int) string {
-	if i > 0 && isIdent(text[i-1]) {
-		return ""
-	}
-	for _, w := range []string{"True", "False", "None"} {
-		if strings.HasPrefix(text[i:], w) && (i+len(w) == len(text) || !isIdent(text[i+len(w)])) {
-			return w
+	for j := len(st.stack) - 1; j >= 0; j-- {
+		c := st.stack[j].closer
+		if c == ')' {
+			c = ']'
 		}
+		out.WriteByte(c)
 	}
-	return ""
+}
+
+// escaped reports whether the object at text[start] is JSON escaped as
+// the text of a string: {\"key\": ...}.
+func escaped(text string, start int) bool {
+	i := skipSpace(text, start+1)
+	return strings.HasPrefix(text[i:], `\"`)
+}
+
+// unescape reads s as the text of a JSON string, one level of escapes,
+// and returns it with the offset in s of each of its bytes (and of its
+// end).
+func unescape(s string) (string, []int) {
+	var b []byte
+	var offsets []int
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			if r, ok := map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'n': '\n', 't': '\t', 'r': '\r'}[s[i+1]]; ok {
+				b, offsets = append(b, r), append(offsets, i)
+				i++
+				continue
+			}
+		}
+		b, offsets = append(b, c), append(offsets, i)
+	}
+	return string(b), append(offsets, len(s))
 }
 
 func isIdent(c byte) bool {

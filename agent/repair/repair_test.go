@@ -86,7 +86,7 @@ func TestScan(t *testing.T) {
 		{"escaped single quote", `{'s': 'it\'s'}`, result{JSON: `{"s": "it's"}`, Repairs: []string{SingleQuotes}}},
 		{"None inside a string stays", `{"s": "None of the tests", "v": None}`, result{JSON: `{"s": "None of the tests", "v": null}`, Repairs: []string{"Python literal None"}}},
 		{"False", `{"v": False}`, result{JSON: `{"v": false}`, Repairs: []string{"Python literal False"}}},
-		{"literal inside a word stays", `{"v": NoneSuch}`, result{JSON: `{"v": NoneSuch}`}},
+		{"literal inside a word is a word", `{"v": NoneSuch}`, result{JSON: `{"v": "NoneSuch"}`, Repairs: []string{UnquotedValue}}},
 		{"carriage return", "{\"s\": \"a\rb\"}", result{JSON: `{"s": "a\u000db"}`, Repairs: []string{RawControl}}},
 		{"invalid escape", `{"p": "C:\dir"}`, result{JSON: `{"p": "C:\\dir"}`, Repairs: []string{InvalidEscape}}},
 		{"mismatched bracket", `{"a": [1, 2}`, result{JSON: `{"a": [1, 2]}`, Repairs: []string{BracketClosed}}},
