@@ -178,11 +178,24 @@ func (f *format) parse(text string, id func(k int, c *callItem) string) Parsed {
 	s := &scanState{text: text, final: true}
 	f.scan(f, s)
 	p := finalize(s.items, id)
-	if f.outside != nil && !hasCallItem(s.items) && f.outside.MatchString(p.Content) {
+	switch {
+	case f.outside == nil || hasCallItem(s.items):
+	case f.outside.MatchString(p.Content):
 		p.Problems = append(p.Problems, Problem{Kind: OutsideFormat,
 			Message: "the reply has what looks like a call outside the " + f.name + " format; calls must be written in the format"})
+	case callTail(p.Content):
+		p.Problems = append(p.Problems, Problem{Kind: OutsideFormat,
+			Message: "the reply ends like the end of a call whose start is missing; write the whole call in the " + f.name + " format"})
 	}
 	return p
+}
+
+// callTail reports whether content ends as a call's arguments end, with
+// more closing braces than it opened: `answers.go"}}`. Such a reply is a
+// call whose start the model left out, not an answer.
+func callTail(content string) bool {
+	t := strings.TrimRight(content, " \t\r\n")
+	return strings.HasSuffix(t, "}") && strings.Count(t, "}") > strings.Count(t, "{")
 }
 
 func (f *format) Grammar(opts grammar.CallOptions) (*grammar.CallGrammar, error) {

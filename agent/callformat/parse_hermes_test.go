@@ -33,6 +33,9 @@ var example5Tests = []parseTest{
 
 var hermesTests = append(append([]parseTest{}, example5Tests...), []parseTest{
 	{"plain text", "pom.xml declares one module.", Parsed{Content: "pom.xml declares one module."}},
+	{"a call's tail", "It answers.go\"}}", Parsed{Content: "It answers.go\"}}", Problems: problems(OutsideFormat)}},
+	{"a call's tail and its close", "It answers.go\"}}\n</tool_call>", Parsed{Content: "It answers.go\"}}\n</tool_call>", Problems: problems(OutsideFormat)}},
+	{"braces that balance", "Use {\"a\": {}} here: {}", Parsed{Content: "Use {\"a\": {}} here: {}"}},
 	{"empty", "", Parsed{}},
 	{"text between calls", "A\n" + hermesPom + "\nB\n" + hermesReadme + "\nC", Parsed{Content: "A\n\nB\n\nC", Calls: []chat.ToolCall{readPom, readReadme}}},
 	{"qwen3 reasoning", "<think>\nThe user wants pom.xml.\n</think>\n\n" + hermesPom, Parsed{Reasoning: "The user wants pom.xml.", Calls: []chat.ToolCall{readPom}}},
