@@ -1,6 +1,7 @@
 // Package choose picks a model file for a local coding agent by facts
 // rather than by reputation: hard constraints first (memory at the target
-// context, trained context, a chat template that supports tools), then
+// context, trained context, a chat template that supports tools, a
+// license the team accepts), then
 // the survivors ranked by the lower bound of the 95% Wilson interval of
 // their pass rate on the team's own eval suite (agent/eval), which
 // rewards both a high rate and enough tasks to trust it.
@@ -13,8 +14,15 @@
 //	verdicts := choose.Choose([]choose.Candidate{c}, choose.Constraints{BudgetGB: 12, Context: 32768})
 //	choose.WriteTable(os.Stdout, verdicts, choose.Constraints{BudgetGB: 12, Context: 32768})
 //
+// A license is checked only when Constraints.Licenses lists the accepted
+// ones: the file's general.license, or for "other" its
+// general.license.name, must be one of them, compared without case
+// ("apache-2.0" and "Apache-2.0" are one license). A file that names no
+// license is rejected then, since nobody can say it may be used.
+//
 // The table WriteTable prints, and the default constraints, come from the
-// project's specification (../shared/seeds); the tests compare with it.
+// project's specification (../shared/seeds, seed 000 Example 12); the
+// tests compare with it.
 package choose
 
 import (
@@ -49,6 +57,13 @@ type Candidate struct {
 	// Format is the call format detected from the template, when read
 	// from a file.
 	Format string `json:"format,omitempty"`
+	// License is the file's general.license, an SPDX-style identifier
+	// such as "apache-2.0", or "other"; LicenseName and LicenseLink are
+	// general.license.name and general.license.link, which name an
+	// "other" license and where to read it. "" means the file says none.
+	License     string `json:"license,omitempty"`
+	LicenseName string `json:"license_name,omitempty"`
+	LicenseLink string `json:"license_link,omitempty"`
 	// Passed of Tasks are its eval results; 0 Tasks means not measured.
 	Passed int `json:"passed"`
 	Tasks  int `json:"tasks"`
@@ -64,6 +79,10 @@ type Constraints struct {
 	// KVType is the KV cache's type: "" or "f16", "bf16", "f32", "q8_0",
 	// "q4_0".
 	KVType string `json:"kv_type,omitempty"`
+	// Licenses are the licenses the team accepts, by identifier or
+	// name ("apache-2.0", "mit", "qwen-research"); nil accepts any
+	// license and checks none.
+	Licenses []string `json:"licenses,omitempty"`
 }
 
 func (c Constraints) budget() float64 {
@@ -102,8 +121,9 @@ type Verdict struct {
 }
 
 // Choose judges every candidate, in order: the memory at the context,
-// then the trained context, then the template's tool support; the first
-// that fails rejects it. It returns the verdicts in the candidates' order
+// then the trained context, then the template's tool support, then (when
+// the constraints list licenses) the license; the first that fails
+// rejects it. It returns the verdicts in the candidates' order
 // and the kept ones ranked by the lower Wilson bound, measured ones first.
 func Choose(cands []Candidate, cons Constraints) (all, ranked []Verdict) {
 	per, ok := kvBytes[cons.KVType]
@@ -122,6 +142,8 @@ func Choose(cands []Candidate, cons Constraints) (all, ranked []Verdict) {
 			v.Rejected = fmt.Sprintf("trained context %d < %d", c.TrainedContext, ctx)
 		case !c.Tools:
 			v.Rejected = "chat template has no tool support"
+		case cons.Licenses != nil && !c.Licensed(cons.Licenses):
+			v.Rejected = licenseRejection(c, cons.Licenses)
 		}
 		if c.Tasks > 0 {
 			v.Lower = eval.Wilson(c.Passed, c.Tasks).Low
@@ -141,6 +163,47 @@ func Choose(cands []Candidate, cons Constraints) (all, ranked []Verdict) {
 		return -cmpFloat(a.Lower, b.Lower)
 	})
 	return all, ranked
+}
+
+// Licensed reports whether the candidate's license is one of allowed:
+// its License, or its LicenseName, equal to one of them without regard
+// to case.
+func (c Candidate) Licensed(allowed []string) bool {
+	for _, a := range allowed {
+		a = strings.TrimSpace(a)
+		if a == "" {
+			continue
+		}
+		if strings.EqualFold(a, c.License) || strings.EqualFold(a, c.LicenseName) {
+			return true
+		}
+	}
+	return false
+}
+
+// LicenseText names the candidate's license as the table prints it:
+// "apache-2.0", "other (qwen-research)", "" for none.
+func (c Candidate) LicenseText() string {
+	switch {
+	case c.License == "":
+		return c.LicenseName
+	case c.LicenseName != "" && !strings.EqualFold(c.LicenseName, c.License):
+		return c.License + " (" + c.LicenseName + ")"
+	}
+	return c.License
+}
+
+// licenseRejection says why the license rejects c.
+func licenseRejection(c Candidate, allowed []string) string {
+	list := strings.Join(allowed, ", ")
+	if c.LicenseText() == "" {
+		return "no license in the metadata (allowed: " + list + ")"
+	}
+	why := "license " + c.LicenseText() + " not allowed (allowed: " + list + ")"
+	if c.LicenseLink != "" {
+		why += ", terms at " + c.LicenseLink
+	}
+	return why
 }
 
 func cmpFloat(a, b float64) int {

@@ -2,6 +2,8 @@ package choose
 
 import (
 	"math"
+
+	"github.com/google/go-cmp/cmp"
 	"strings"
 	"testing"
 
@@ -26,16 +28,87 @@ func seedCandidates() []Candidate {
 	}
 }
 
+// licensed gives the seed's candidates licenses as GGUF files name them.
+// The seed lists the license among the hard constraints but its example
+// gives none, so these are made up: one SPDX identifier in two spellings,
+// one "other" license with its name and link, and one file without any.
+func licensed() []Candidate {
+	cands := seedCandidates()
+	cands[0].License = "apache-2.0"
+	cands[1].License = "Apache-2.0"
+	cands[2].License, cands[2].LicenseName, cands[2].LicenseLink = "other", "qwen-research", "https://example.com/LICENSE"
+	cands[3].License = "mit"
+	return cands
+}
+
 // TestSeedExample12 judges the seed's five candidates with its budget (12
 // GB) and context (32,768 tokens), the zero Constraints, and compares the
-// table with the seed's printed output, copied verbatim.
+// table with the seed's printed output, copied verbatim. Accepting every
+// license the candidates have prints the same table: the license comes
+// last among the hard constraints, and an accepted one changes nothing.
 func TestSeedExample12(t *testing.T) {
-	all, ranked := Choose(seedCandidates(), Constraints{})
+	tests := []struct {
+		name  string
+		cands []Candidate
+		cons  Constraints
+	}{
+		{"no license constraint", seedCandidates(), Constraints{}},
+		{"licenses unchecked", licensed(), Constraints{}},
+		{"every license allowed", licensed(), Constraints{Licenses: []string{"mit", "APACHE-2.0", "qwen-research"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			all, ranked := Choose(tt.cands, tt.cons)
+			var b strings.Builder
+			if err := WriteTable(&b, all, ranked); err != nil {
+				t.Fatal(err)
+			}
+			golden.Seed(t, "example12.txt", b.String())
+		})
+	}
+}
+
+// TestLicense: with a list of accepted licenses, a kept candidate whose
+// license is not on it is rejected, and the ranking holds the rest. The
+// license is compared without case, by identifier or, for "other", by
+// its name; a file that names none is rejected.
+func TestLicense(t *testing.T) {
+	tests := []struct {
+		name    string
+		allowed []string
+		kept    []string
+	}{
+		{"apache only", []string{"apache-2.0"}, []string{"cand-1"}},
+		{"by name", []string{"qwen-research"}, []string{"cand-3"}},
+		{"both", []string{"Apache-2.0", "qwen-research"}, []string{"cand-1", "cand-3"}},
+		{"none accepted", []string{"gpl-3.0"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ranked := Choose(licensed(), Constraints{Licenses: tt.allowed})
+			var kept []string
+			for _, v := range ranked {
+				kept = append(kept, v.Candidate.Name)
+			}
+			if diff := cmp.Diff(tt.kept, kept); diff != "" {
+				t.Errorf("Choose with licenses %q: kept (-want +got):\n%s", tt.allowed, diff)
+			}
+		})
+	}
+	// The table: the seed's, less cand-3, whose license is not accepted,
+	// and with cand-6, a copy of cand-1 whose file names no license. cand-5
+	// names none either, but its trained context rejects it first (the
+	// constraints' order).
+	cands := licensed()
+	six := cands[0]
+	six.Name, six.License = "cand-6", ""
+	cands = append(cands, six)
+	all, ranked := Choose(cands, Constraints{Licenses: []string{"apache-2.0", "mit"}})
 	var b strings.Builder
 	if err := WriteTable(&b, all, ranked); err != nil {
 		t.Fatal(err)
 	}
-	golden.Seed(t, "example12.txt", b.String())
+	golden.Check(t, "table.txt", b.String())
 }
 
 // TestKVType: a quantized KV cache changes cand-2's verdict, as the seed
@@ -80,5 +153,26 @@ func TestReadGGUF(t *testing.T) {
 	}
 	if bpw := 8 * c.WeightBytes / c.Params; bpw < 31 || bpw > 33 {
 		t.Errorf("ReadGGUF: %v bits per weight, want about 32 for F32 weights", bpw)
+	}
+}
+
+// TestReadGGUFLicense reads general.license, general.license.name and
+// general.license.link from a file's metadata.
+func TestReadGGUFLicense(t *testing.T) {
+	path := testmodels.WithMetadata(t, testmodels.TinyQwen15F32, map[string]any{
+		"general.license":      "other",
+		"general.license.name": "qwen-research",
+		"general.license.link": "https://example.com/LICENSE",
+	})
+	c, err := ReadGGUF(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.License != "other" || c.LicenseName != "qwen-research" || c.LicenseLink != "https://example.com/LICENSE" {
+		t.Errorf("ReadGGUF license = %q, %q, %q; want other, qwen-research and the link", c.License, c.LicenseName, c.LicenseLink)
+	}
+	c, err = ReadGGUF(testmodels.Path(t, testmodels.TinyQwen15F32))
+	if err != nil || c.License != "" || c.Licensed([]string{"apache-2.0"}) {
+		t.Errorf("ReadGGUF of a file without a license = %q, %v; want none, and not licensed", c.License, err)
 	}
 }

@@ -32,7 +32,9 @@ var ErrMetadata = errors.New("missing metadata")
 // {arch}.attention.head_count_kv, .key_length and .value_length, or the
 // embedding length over the heads), the trained context
 // ({arch}.context_length), the weights' count and size (the tensors'),
-// and the chat template's tool support and call format (agent/chat).
+// the license (general.license, general.license.name and
+// general.license.link), and the chat template's tool support and call
+// format (agent/chat).
 func ReadGGUF(path string) (Candidate, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -51,6 +53,9 @@ func ReadGGUF(path string) (Candidate, error) {
 		HeadDimK:       int(kv.EmbeddingHeadCountK()),
 		HeadDimV:       int(kv.EmbeddingHeadCountV()),
 		TrainedContext: int(kv.ContextLength()),
+		License:        kv.String("general.license"),
+		LicenseName:    kv.String("general.license.name"),
+		LicenseLink:    kv.String("general.license.link"),
 	}
 	for _, t := range g.Tensors().Items() {
 		c.Params += float64(t.Elements())

@@ -31,12 +31,27 @@
 // every tool): required parameters listed before optional ones (a
 // llama.cpp bug dropped a field in such a mixed order without a warning),
 // at least one parameter (an empty object schema has made an invalid
-// grammar), and required strings that cannot be empty (minLength 1 or
-// more), since otherwise the grammar lets the model send "" for an
-// argument the tool needs.
+// grammar), required strings that cannot be empty (minLength 1 or more),
+// since otherwise the grammar lets the model send "" for an argument the
+// tool needs, and values nested deeper than MaxDepth objects and arrays.
+// Then the tool's arguments are compiled as the call grammar compiles
+// them (package grammar), and each of the compiler's notes is a finding
+// in its own words: a maxLength above the grammar's repetition limit
+// (grammar.MaxRepetition, 2000), which the grammar then leaves unbounded,
+// and every other constraint it relaxes or leaves to validation. A
+// schema that does not compile is a finding, and so is a grammar of more
+// than MaxGrammar elements once llama.cpp expands its repetitions (a
+// large maxLength or maxItems costs about four elements per count).
 //
-// The rules, thresholds and wording come from the project's specification
-// (../shared/seeds); the tests compare with it.
+// Split separates the two families, so that a report can show the
+// findings of the rules for clear tools apart from the schema rules'.
+// Measure gives the tools' size in the prompt, and Request the size of
+// a request that carries them.
+//
+// The rules, thresholds and wording of the rules for clear tools, and the
+// advice the schema rules follow, come from the project's specification
+// (../shared/seeds: seed 000 Example 7, seed 003, seed 004 Example 2);
+// the tests compare with it.
 package lint
 
 import (
@@ -61,7 +76,35 @@ const (
 	RequiredLate     Rule = "required_late"     // a required parameter after an optional one (Schema)
 	NoParameters     Rule = "no_parameters"     // no parameter at all (Schema)
 	EmptyString      Rule = "empty_string"      // a required string that may be "" (Schema)
+	DeepNesting      Rule = "deep_nesting"      // a value nested deeper than MaxDepth (Schema)
+	MaxLength        Rule = "max_length"        // a maxLength the grammar cannot enforce (Schema)
+	Relaxed          Rule = "grammar_relaxed"   // another constraint the grammar relaxes (Schema)
+	LargeGrammar     Rule = "large_grammar"     // a grammar above MaxGrammar elements (Schema)
+	BadSchema        Rule = "grammar_error"     // a schema that compiles to no grammar (Schema)
 )
+
+// Schema reports whether r is one of the schema rules, which Linter.Schema
+// turns on, rather than the rules for clear, simple tools.
+func (r Rule) Schema() bool {
+	switch r {
+	case ShortDescription, NoDescription, NestedObject, ManyOptional, SameVerb:
+		return false
+	}
+	return true
+}
+
+// Split returns the findings of the rules for clear, simple tools and
+// those of the schema rules, each in its order.
+func Split(findings []Finding) (tools, schema []Finding) {
+	for _, f := range findings {
+		if f.Rule.Schema() {
+			schema = append(schema, f)
+		} else {
+			tools = append(tools, f)
+		}
+	}
+	return tools, schema
+}
 
 // Finding is one problem of one tool or parameter.
 type Finding struct {
@@ -91,7 +134,17 @@ type Linter struct {
 	MaxOptional int
 	// Schema adds the schema rules.
 	Schema bool
+	// MaxDepth is the deepest a value may be nested in objects and
+	// arrays below the arguments object (Schema); 0 means 2, which lets
+	// an array of objects pass.
+	MaxDepth int
+	// MaxGrammar is the most elements a tool's argument grammar may have
+	// once llama.cpp expands it (Schema, see Elements); 0 means 4096.
+	MaxGrammar int
 }
+
+func (l Linter) maxDepth() int   { return orDefault(l.MaxDepth, 2) }
+func (l Linter) maxGrammar() int { return orDefault(l.MaxGrammar, 4096) }
 
 // Lint returns the findings of tools, tool by tool in order.
 func (l Linter) Lint(tools []chat.Tool) []Finding {
@@ -125,31 +178,7 @@ func (l Linter) Lint(tools []chat.Tool) []Finding {
 			}
 		}
 		if l.Schema {
-			out = append(out, schemaFindings(t.Name, s)...)
-		}
-	}
-	return out
-}
-
-// schemaFindings applies the schema rules to one tool.
-func schemaFindings(name string, s toolDef) []Finding {
-	var out []Finding
-	add := func(param string, rule Rule, format string, args ...any) {
-		out = append(out, Finding{Tool: name, Param: param, Rule: rule, Message: fmt.Sprintf(format, args...)})
-	}
-	if len(s.params) == 0 {
-		add("", NoParameters, "no parameters; give every tool at least one real parameter")
-	}
-	firstOptional := ""
-	for _, p := range s.params {
-		switch {
-		case !p.required && firstOptional == "":
-			firstOptional = p.name
-		case p.required && firstOptional != "":
-			add(p.name, RequiredLate, "required, listed after the optional %s; list required parameters first", firstOptional)
-		}
-		if p.required && p.typ == "string" && p.minLength < 1 {
-			add(p.name, EmptyString, "required string without minLength 1; an empty string passes")
+			out = append(out, l.schemaFindings(t, s)...)
 		}
 	}
 	return out

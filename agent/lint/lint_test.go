@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -138,4 +139,112 @@ func FuzzLint(f *testing.F) {
 		Linter{Schema: true}.Lint(tools)
 		Measure(tools)
 	})
+}
+
+// TestSeed004Example2 measures seed 004 Example 2's request: its tool is
+// the seed's pretty-printed definition (read_file.json, copied from the
+// seed's output), sent compact with the seed's question. The body and the
+// size line are the seed's last two printed lines, verbatim.
+func TestSeed004Example2(t *testing.T) {
+	def, err := os.ReadFile(golden.Path(t, "read_file.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Request(parse(t, []string{string(def)}), "What is in pom.xml?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Seed(t, "example2.txt", r.Body+"\n"+r.String()+"\n")
+}
+
+// TestRequest: the size line of several tools, a question that JSON
+// must escape, and characters counted as code points.
+func TestRequest(t *testing.T) {
+	tools := parse(t, smallSet)
+	r, err := Request(tools, `Is "<é>" in pom.xml?`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Body, `"content":"Is \"<é>\" in pom.xml?"`) {
+		t.Errorf("Request body %s: the question is not as JSON writes it", r.Body)
+	}
+	// The small set is 1283 characters with the three commas between
+	// its tools (Measure); the request holds the same.
+	if want := 1283 - 3; r.ToolChars != want || len(r.PerTool) != 4 || r.Chars != len(r.Body)-1 {
+		t.Errorf("Request = %d body (%d bytes), %d tools %v; want tools %d and é one character", r.Chars, len(r.Body), r.ToolChars, r.PerTool, want)
+	}
+	if got, want := r.String(), fmt.Sprintf("request body: %d characters, of which the 4 tools are 1280", r.Chars); got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+// TestGrammarRules: seed 003's advice for schemas ("Do not use huge
+// maxLength values", "Avoid deep nesting", keep the grammar small), each
+// on its own tool built around the seed's get_weather. A maxLength above
+// the grammar's repetition limit gets the compiler's own note; 2000, the
+// limit itself, compiles exactly but expands past the size bound.
+func TestGrammarRules(t *testing.T) {
+	weather := func(extra string) []string {
+		return []string{tool("get_weather", "Get the weather for one city.",
+			`"city":{"type":"string","description":"City name, like Paris","minLength":1}`+extra, `"city"`)}
+	}
+	obj := func(name, props string) string {
+		return `"` + name + `":{"type":"object","description":"d","properties":{` + props + `}}`
+	}
+	var enum []string
+	for i := range 400 {
+		enum = append(enum, fmt.Sprintf(`"choice-%d"`, i))
+	}
+	tests := []struct {
+		name string
+		defs []string
+		want []string
+	}{
+		{"seed 003's tool", weather(""), nil},
+		{"maxLength 524288", weather(`,"notes":{"type":"string","description":"d","maxLength":524288}`), []string{
+			"max_length get_weather.notes: maxLength 524288 is above the grammar limit of 2000: the grammar allows any length, validate the arguments",
+		}},
+		{"maxLength 2000", weather(`,"notes":{"type":"string","description":"d","maxLength":2000}`), []string{
+			"large_grammar get_weather: its grammar has 8103 elements once llama.cpp expands the repetitions, more than 4096; lower maxLength and maxItems, shorten enums, and check them in code",
+		}},
+		{"maxLength 500", weather(`,"notes":{"type":"string","description":"d","maxLength":500}`), nil},
+		{"nested maxLength", weather(`,` + obj("a", obj("b", `"c":{"type":"string","maxLength":3000}`))), []string{
+			"max_length get_weather.a.b.c: maxLength 3000 is above the grammar limit of 2000: the grammar allows any length, validate the arguments",
+		}},
+		{"three objects deep", weather(`,` + obj("a", obj("b", obj("c", `"d":{"type":"string"}`)))), []string{
+			"deep_nesting get_weather.a.b.c: nested 3 levels deep, more than 2; flatten it into parameters of the tool",
+		}},
+		{"an array of objects", weather(`,"days":{"type":"array","description":"d","items":{"type":"object","properties":{"day":{"type":"string"}}}}`), nil},
+		{"an object in an array of objects", weather(`,"days":{"type":"array","description":"d","items":{"type":"object","properties":{` + obj("hours", `"h":{"type":"integer"}`) + `}}}`), []string{
+			"deep_nesting get_weather.days[].hours: nested 3 levels deep, more than 2; flatten it into parameters of the tool",
+		}},
+		{"a recursive $ref", []string{`{"type":"function","function":{"name":"tree","description":"Walk a tree of nodes and return it.",` +
+			`"parameters":{"type":"object","properties":{"root":{"$ref":"#/$defs/node","description":"d"}},"required":["root"],` +
+			`"$defs":{"node":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}}}}}}}`}, []string{
+			"deep_nesting tree.root.kids[]: nested 3 levels deep, more than 2; flatten it into parameters of the tool",
+		}},
+		{"a relaxed constraint", weather(`,"when":{"type":"string","description":"d","format":"email"}`), []string{
+			`grammar_relaxed get_weather.when: format "email" is not enforced by the grammar`,
+		}},
+		{"a long enum", weather(`,"choice":{"type":"string","description":"d","enum":[` + strings.Join(enum, ",") + `]}`), []string{
+			"large_grammar get_weather: its grammar has 5190 elements once llama.cpp expands the repetitions, more than 4096; lower maxLength and maxItems, shorten enums, and check them in code",
+		}},
+		{"no grammar", weather(`,"n":{"type":"integer","description":"d","minimum":5,"maximum":1}`), []string{
+			"grammar_error get_weather: the schema does not compile to a grammar: /properties/n: unsupported schema: minimum 5 is above maximum 1: no integer fits",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, f := range (Linter{Schema: true}).Lint(parse(t, tt.defs)) {
+				switch f.Rule {
+				case MaxLength, DeepNesting, Relaxed, LargeGrammar, BadSchema:
+					got = append(got, string(f.Rule)+" "+f.String())
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Lint mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

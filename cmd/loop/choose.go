@@ -18,6 +18,7 @@ type chooseFlags struct {
 	kvType  string
 	passed  []string
 	evals   []string
+	license []string
 	jsonOut bool
 }
 
@@ -30,8 +31,9 @@ type chooseReport struct {
 
 // runChoose is `loop choose FILE.gguf...`: package choose's hard
 // constraints and ranking on real files. Each candidate's memory at the
-// context, trained context and template tool support come from its
-// metadata; --passed or --eval (a `loop eval --json` report) adds eval
+// context, trained context, template tool support and license come from
+// its metadata; --license-allow rejects the files whose license is not
+// listed; --passed or --eval (a `loop eval --json` report) adds eval
 // results, which rank the kept ones.
 func runChoose(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	var f chooseFlags
@@ -41,12 +43,16 @@ func runChoose(_ context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.kvType, "kv-type", "f16", "KV cache type: "+strings.Join(choose.KVTypes(), ", "))
 	fs.StringArrayVar(&f.passed, "passed", nil, "eval results of a candidate: FILE=PASSED/TASKS (from loop eval); repeat per file")
 	fs.StringArrayVar(&f.evals, "eval", nil, "a candidate's `loop eval --json` report: FILE=REPORT.json, or FILE=REPORT.json#CONFIG for one configuration (default: the one with the highest lower bound); repeat per file")
+	fs.StringSliceVar(&f.license, "license-allow", nil, "licenses the team accepts, comma-separated (general.license, or general.license.name for \"other\"; case does not matter); a file whose license is not listed, or that names none, is rejected (default: any license)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return usagef("give one or more GGUF files")
+	}
+	if fs.Changed("license-allow") && slices.IndexFunc(f.license, func(s string) bool { return strings.TrimSpace(s) != "" }) < 0 {
+		return usagef("--license-allow: give one or more licenses, like apache-2.0,mit")
 	}
 	if !slices.Contains(choose.KVTypes(), f.kvType) {
 		return usagef("--kv-type %q: want one of %s", f.kvType, strings.Join(choose.KVTypes(), ", "))
@@ -76,7 +82,7 @@ func runChoose(_ context.Context, args []string, stdout, stderr io.Writer) error
 	for path := range results {
 		return usagef("--passed or --eval %s: not one of the files", path)
 	}
-	cons := choose.Constraints{BudgetGB: f.budget, Context: f.ctxSize, KVType: f.kvType}
+	cons := choose.Constraints{BudgetGB: f.budget, Context: f.ctxSize, KVType: f.kvType, Licenses: f.license}
 	all, ranked := choose.Choose(cands, cons)
 	if f.jsonOut {
 		r := chooseReport{Constraints: cons, Verdicts: all, Ranked: []string{}}
@@ -85,7 +91,11 @@ func runChoose(_ context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return writeJSON(stdout, r)
 	}
-	fmt.Fprintf(stdout, "budget %s GB, context %d tokens, %s KV cache\n", trimFloat(f.budget), f.ctxSize, f.kvType)
+	fmt.Fprintf(stdout, "budget %s GB, context %d tokens, %s KV cache", trimFloat(f.budget), f.ctxSize, f.kvType)
+	if f.license != nil {
+		fmt.Fprintf(stdout, ", licenses %s", strings.Join(f.license, ", "))
+	}
+	fmt.Fprintln(stdout)
 	return choose.WriteTable(stdout, all, ranked)
 }
 
