@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -28,7 +29,9 @@ func FromTranscript(events []transcript.Event) (*Scenario, error) {
 			}
 			s.Task, s.Workspace, s.Check = e.Task, e.Workspace, e.Detail
 		case transcript.KindReply:
-			s.Replies = append(s.Replies, model.Reply{Text: e.Text, FinishReason: e.FinishReason})
+			var u model.Usage
+			json.Unmarshal(e.Usage, &u) // a reply without usage counts none
+			s.Replies = append(s.Replies, model.Reply{Text: e.Text, FinishReason: e.FinishReason, PromptTokens: u.PromptTokens})
 			if len(e.Calls) == 0 {
 				answer = e.Text
 			}

@@ -22,13 +22,14 @@ type Agent struct {
 	gate       *gate.Gate
 	guards     guards
 	sink       transcript.Sink
-	window     *window.Manager // holds the conversation; manages it unless Settings.NoContext
-	read       []string        // the files read_file has shown, for agent/paths
-	warnings   []string        // what New left out of the system prompt, and why
-	setup      Setup           // what New assembled
-	ids        map[string]bool // the call ids of the conversation
-	broken     error           // the conversation refused a message
-	lastPrompt string          // the last request's rendered prompt
+	window     *window.Manager   // holds the conversation; manages it unless Settings.NoContext
+	corrected  *window.Corrected // the window's measure without a tokenizer: estimates corrected by prompt_tokens
+	read       []string          // the files read_file has shown, for agent/paths
+	warnings   []string          // what New left out of the system prompt, and why
+	setup      Setup             // what New assembled
+	ids        map[string]bool   // the call ids of the conversation
+	broken     error             // the conversation refused a message
+	lastPrompt string            // the last request's rendered prompt
 
 	// Built once: every tool, and the tools of a question (none that
 	// writes files). Run offers one of them to each task.

@@ -31,8 +31,16 @@ func (a *Agent) newWindow() error {
 			if wc.Measure == nil {
 				wc.Measure = a.measure(c)
 			}
-		} else if wc.Fixed == 0 {
-			wc.Fixed = window.Estimate{}.Count(string(a.cfg.tools.Definitions()))
+		} else {
+			if wc.Fixed == 0 {
+				wc.Fixed = window.Estimate{}.Count(string(a.cfg.tools.Definitions()))
+			}
+			if wc.Measure == nil {
+				// Without a tokenizer, the prompt_tokens a reply reports
+				// correct the estimate of the history it was sent.
+				a.corrected = &window.Corrected{Counter: wc.Counter, Fixed: wc.Fixed}
+				wc.Measure = a.corrected.Measure
+			}
 		}
 	}
 	shots := a.cfg.FewShot.Messages()

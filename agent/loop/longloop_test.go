@@ -163,3 +163,40 @@ func (r *toolsSeen) Complete(ctx context.Context, req model.Request) (*model.Res
 	*r.seen = append(*r.seen, names)
 	return r.Model.Complete(ctx, req)
 }
+
+// TestPromptTokensCorrectEstimate: without a tokenizer the window
+// estimates the prompt, and the prompt_tokens a reply reports replace the
+// estimate of what that request sent: a reply that says its prompt was
+// near the window makes the next request compact, where the estimate of
+// a few short messages never would.
+func TestPromptTokensCorrectEstimate(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := call(`{"name": "read_file", "arguments": {"path": "a.txt"}}`)
+	for _, reported := range []int{0, 3800} {
+		replies := []model.Reply{{Text: read, PromptTokens: reported}, {Text: read}, {Text: "a.txt holds alpha."}}
+		script, err := model.NewScript("hermes", replies)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := tools.NewWorkspace(dir, tools.Config{Window: 4096})
+		if err != nil {
+			t.Fatal(err)
+		}
+		summarize := func(ctx context.Context, prompt string) (string, error) { return "## Task\nRead a.txt.", nil }
+		a, err := loop.New(script, loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: loop.Guards{NoLoopGuard: true},
+			Context: &window.Config{Window: 4096, Summarize: summarize}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := a.Run(context.Background(), "What does a.txt hold?")
+		if out.Kind != loop.Done {
+			t.Fatalf("reported %d: outcome %s", reported, out)
+		}
+		if compacted := out.Compactions > 0; compacted != (reported > 0) {
+			t.Errorf("reported prompt_tokens %d: %d compactions", reported, out.Compactions)
+		}
+	}
+}

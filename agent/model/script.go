@@ -29,6 +29,10 @@ type Reply struct {
 	// unterminated: a reply cut by the token limit), "tool_calls" when it
 	// holds calls, and "stop" else.
 	FinishReason string `json:"finish_reason,omitempty"`
+	// PromptTokens, when set, is reported as the reply's
+	// Usage.PromptTokens: what the server counted for a reply kept from
+	// a transcript.
+	PromptTokens int `json:"prompt_tokens,omitempty"`
 }
 
 // Branch switches a script to other replies the first time the newest
@@ -145,6 +149,7 @@ func (s *Script) Complete(ctx context.Context, req Request) (*Response, error) {
 	resp := &Response{Text: reply.Text, Parsed: parsed, Format: s.format, Calls: f, FinishReason: reply.FinishReason, Sampling: sampling,
 		Message: chat.Message{Role: "assistant", Content: parsed.Content, ReasoningContent: parsed.Reasoning, ToolCalls: parsed.Calls},
 	}
+	resp.Usage.PromptTokens = reply.PromptTokens
 	if resp.FinishReason == "" {
 		resp.FinishReason = finishOf(parsed)
 	}

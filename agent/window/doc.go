@@ -6,7 +6,11 @@
 // A window splits into fixed parts (system prompt, tools, instruction
 // files, repository map), a reserve for the reply (ReserveFor), and the
 // history. The Counter is the model's tokenizer; Estimate (4 characters
-// per token, 3 for tool output) stands in only when no model is loaded.
+// per token, 3 for tool output) stands in only when no model is loaded,
+// and Corrected then takes the prompt_tokens a reply reports as exact for
+// the messages its request sent. CompareEstimate and WriteEstimates print
+// how far the estimate is from each real tokenizer (`loop tokenize
+// --estimate`).
 // Plan derives the settings for a window (reserve, tool cap, read lines,
 // repository map, keep-recent, compaction trigger, search by subagent or
 // direct); WriteStrategies prints them as `loop context-plan` does.

@@ -66,7 +66,7 @@ var commands = []command{
 	{"context-plan", "print the context settings derived from each window size", runContextPlan},
 	{"map", "print a repository map: files and declarations, ranked, within a token budget", runMap},
 	{"eval", "run scenarios against agent configurations: pass rates with Wilson intervals, compared", runEval},
-	{"choose", "pick a GGUF file: memory at a context, trained context, template tools, ranked by eval results", runChoose},
+	{"choose", "pick a GGUF file: memory at a context, trained context, template tools, license, ranked by eval results", runChoose},
 	{"kld", "compare two files of one model: KL divergence of next-token distributions, same-top rate, perplexities", runKLD},
 	{"quantize", "write a model with its weights in another type (llama-quantize)", runQuantize},
 	{"pack", "write one executable that carries a GGUF model: loop with the model inside", runPack},
