@@ -151,11 +151,13 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 	c := slot.Context()
 	m := c.Model()
 	var look *lookup // made at the first draft: a long prompt costs a map of its n-grams
-	pace := &drafting{}
+	var src *sources
+	pace, srcPace := &drafting{}, &drafting{}
 	if req.Pace != nil {
-		pace = &req.Pace.d
+		pace, srcPace = &req.Pace.d, &req.Pace.src
 	}
 	pace.start()
+	srcPace.start()
 	tok, err := sampleAt(c, req, res, -1)
 	for err == nil {
 		if look != nil {
@@ -169,7 +171,22 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			return err
 		}
 		var draft []llama.Token
-		if inScope(req) && (req.Draft != nil || pace.ready()) {
+		used := pace
+		room := min(c.SeqSize()-slot.Len()-1, c.BatchSize()-1)
+		if inScope(req) && len(req.Sources) > 0 && req.Draft == nil && srcPace.ready() {
+			if look == nil {
+				look = newLookup(slot.Tokens())
+				look.push(tok)
+			}
+			if src == nil {
+				src = newSources(req.Sources)
+			}
+			limit := min(max(req.DraftMax, maxSourceDraft), srcPace.size, room)
+			if draft = src.draft(look.history, limit, srcPace.minN); len(draft) > 0 {
+				used = srcPace
+			}
+		}
+		if len(draft) == 0 && inScope(req) && (req.Draft != nil || pace.ready()) {
 			if look == nil {
 				look = newLookup(slot.Tokens()) // up to tok, which is not decoded yet
 				look.push(tok)
@@ -178,7 +195,7 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			if req.Draft == nil {
 				limit = min(limit, pace.size)
 			}
-			draft = propose(req, look, min(limit, c.SeqSize()-slot.Len()-1, c.BatchSize()-1), pace.minN)
+			draft = propose(req, look, min(limit, room), pace.minN)
 		}
 		start := time.Now()
 		if len(draft) == 0 {
@@ -191,6 +208,7 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			res.Decodes++
 			tok, err = sampleAt(c, req, res, -1)
 			pace.plain(time.Since(start))
+			srcPace.plain(time.Since(start))
 			continue
 		}
 		var accepted int
@@ -198,7 +216,7 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 		if stop || err != nil {
 			return err
 		}
-		pace.drafted(time.Since(start), accepted+1, len(draft))
+		used.drafted(time.Since(start), accepted+1, len(draft))
 	}
 	return err
 }
@@ -216,7 +234,7 @@ func inScope(req Request) bool {
 // agent's replies are short, and a fresh pace drafts a few times in each
 // before it backs off. The zero value is ready; a Pace is not safe for
 // concurrent use.
-type Pace struct{ d drafting }
+type Pace struct{ d, src drafting }
 
 // drafting decides when prompt lookup drafts: after a draft that yielded
 // tokens slower than plain steps do, it waits (see the top of the file),

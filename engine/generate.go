@@ -69,6 +69,11 @@ type Request struct {
 	// must not modify. Generate copies the draft; it is verified at every
 	// step, without prompt lookup's check that drafting pays.
 	Draft func(tokens []llama.Token, max int) []llama.Token
+	// Sources, with DraftMax, are texts the reply may copy, tokenized as
+	// the reply would write them (see sources.go): where the history's
+	// end matches one, the draft comes from it, up to maxSourceDraft
+	// tokens, before prompt lookup is tried.
+	Sources [][]llama.Token
 }
 
 // Result describes a finished generation.

@@ -32,6 +32,10 @@ type Format interface {
 	// and 32 elsewhere, as llama-server's gen_tool_call_id. A nil r uses
 	// the global generator.
 	NewID(r *rand.Rand) string
+	// StringText is how a string argument's value s appears in a call of
+	// this format: as the body of a JSON string, escapes and all, or as
+	// written in the XML formats' parameters.
+	StringText(s string) string
 	// ValidID reports whether id fits the format's scheme.
 	ValidID(id string) bool
 	// ReasoningBlock returns the markers of the reasoning the format
@@ -218,4 +222,12 @@ func (f *format) tool(name string) *chat.Tool {
 		}
 	}
 	return nil
+}
+
+func (f *format) StringText(s string) string {
+	if f.name == "qwen3-coder" || f.name == "seed-oss" {
+		return s
+	}
+	q := chat.QuoteJSON(s)
+	return q[1 : len(q)-1]
 }

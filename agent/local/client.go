@@ -75,9 +75,10 @@ type Client struct {
 	thinking       bool // the template writes <think> blocks
 	draftMax       int
 	draftInCalls   bool
-	pace           engine.Pace       // drafting's, from one request to the next
-	ids            *idSource         // call ids of requests without IDSeed (idRand)
-	meta           map[string]string // the model's general.sampling.* keys
+	pace           engine.Pace              // drafting's, from one request to the next
+	sourceCache    map[string][]llama.Token // DraftSources' tokens, by format and text
+	ids            *idSource                // call ids of requests without IDSeed (idRand)
+	meta           map[string]string        // the model's general.sampling.* keys
 }
 
 // New makes a client over m. The template must render; the context must

@@ -145,7 +145,7 @@ func (r *request) generate(ctx context.Context) (*engine.Result, error) {
 	r.feed(r.prefill)
 	er := engine.Request{
 		Prompt: r.toks, Chain: r.ch, CallChain: r.call, Grammar: r.g, NPredict: req.MaxTokens, OnPrefill: req.OnPrefill,
-		DraftMax: r.c.draftMax, DraftInCalls: r.c.draftInCalls, Pace: &r.c.pace,
+		DraftMax: r.c.draftMax, DraftInCalls: r.c.draftInCalls, Pace: &r.c.pace, Sources: r.c.sources(r.format, req.DraftSources),
 		OnText: func(s string) {
 			if r.u.FirstTokenMs == 0 {
 				r.u.FirstTokenMs = msSince(r.start)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopagent/loop/agent/callformat"
+	"github.com/loopagent/loop/agent/paths"
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/model"
@@ -48,6 +49,9 @@ func (a *Agent) complete(ctx context.Context) (*model.Response, error) {
 		return nil, err
 	}
 	a.count(resp.Usage)
+	if a.corrected != nil && resp.Usage.PromptTokens > 0 {
+		a.corrected.Observe(req.Messages, resp.Usage.PromptTokens)
+	}
 	usage, _ := json.Marshal(resp.Usage)
 	a.emit(transcript.Event{Kind: transcript.KindReply, Text: resp.Text, FinishReason: resp.FinishReason,
 		Calls: resp.Message.ToolCalls, Problems: resp.Parsed.Problems, Violations: resp.Violations, Usage: usage,
@@ -65,6 +69,7 @@ func (a *Agent) request(ctx context.Context) (model.Request, func()) {
 		Messages: a.messages(), Tools: a.tools, ParallelToolCalls: a.cfg.ParallelToolCalls, MaxCalls: a.cfg.MaxCalls,
 		Sampling: a.cfg.sampling(), MaxTokens: a.maxTokens, Extra: a.cfg.Extra, Reasoning: a.cfg.Reasoning,
 		ReasoningBudget: a.cfg.ReasoningBudget, NoGrammar: a.cfg.NoGrammar, Format: a.cfg.Format,
+		DraftSources: paths.Texts(a.cfg.ws, a.read),
 	}
 	for _, g := range a.guards.request {
 		g.shape(ctx, a, &req)

@@ -78,6 +78,11 @@ type Request struct {
 	// file). The prompt shows Tools and the calls are validated against
 	// Tools. A script has no grammar and ignores them.
 	GrammarTools []chat.Tool
+	// DraftSources are texts the reply may copy that the prompt does not
+	// hold as the reply writes them (the files the run read, which
+	// read_file showed numbered): a client that drafts takes drafts from
+	// them inside calls. They never change the reply.
+	DraftSources []string
 	// ToolChoice is tool_choice; the zero value is auto.
 	ToolChoice grammar.Choice
 	// ParallelToolCalls allows more than one call; MaxCalls caps them.

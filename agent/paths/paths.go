@@ -119,6 +119,19 @@ func withTexts(orig, narrowed json.RawMessage, text, file string, files []string
 	return json.RawMessage(`{"anyOf": [` + strings.Join(branches, ", ") + `]}`)
 }
 
+// Texts returns the text of each file of read that the tools can read
+// back (see texts), in the order of read: what a reply may copy.
+func Texts(ws *tools.Workspace, read []string) []string {
+	shown := texts(ws, read, read)
+	out := make([]string, 0, len(shown))
+	for _, f := range read {
+		if t, ok := shown[f]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // texts returns the text of each file of read that exists (in files), is
 // UTF-8 and holds at most MaxTextBytes, with \r\n read as \n (edit_file
 // forgives \n against \r\n). The files are read as the tools read them

@@ -45,41 +45,59 @@ const callTask = "Rename the parameter ctx of Run in run.go to c."
 // edit. It returns nil, and no error, for a model without a chat
 // template.
 func callPrompt(ctx context.Context, m *llama.Model) ([]llama.Token, error) {
+	toks, _, err := callStep(ctx, m)
+	return toks, err
+}
+
+// callStep is callPrompt and the draft sources of that step: the texts
+// the agent's request names (the file it read), tokenized as the model's
+// call format writes them, as the client drafts from them.
+func callStep(ctx context.Context, m *llama.Model) ([]llama.Token, [][]llama.Token, error) {
 	if _, ok := m.ChatTemplate(""); !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	t, err := (&templateFlags{}).template(m, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dir, err := os.MkdirTemp("", "loop-bench-call-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
 	if err := os.WriteFile(filepath.Join(dir, "run.go"), []byte(callFile()), 0o644); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	read, err := model.NewScript("hermes", []model.Reply{{Text: "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"run.go\"}}\n</tool_call>"}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rec := &secondRequest{first: read}
 	// At a 16K window read_file shows 76 lines, so the 47 of run.go come
 	// whole, as one read of a file that size does.
 	a, err := loop.New(rec, loop.Settings{Dir: dir, Window: 16384, NoInstructions: true, MaxSteps: 2})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	a.Run(ctx, callTask)
 	if rec.req == nil {
-		return nil, fmt.Errorf("the agent did not send the step after reading run.go: %v", a.History())
+		return nil, nil, fmt.Errorf("the agent did not send the step after reading run.go: %v", a.History())
 	}
-	p, err := local.Prompt(t, callformat.Detect(t).Format, local.Request{Messages: rec.req.Messages, Tools: rec.req.Tools})
+	format := callformat.Detect(t).Format
+	p, err := local.Prompt(t, format, local.Request{Messages: rec.req.Messages, Tools: rec.req.Tools})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return local.Tokenize(m, p.Text)
+	toks, err := local.Tokenize(m, p.Text)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := callformat.New(format, rec.req.Tools)
+	if err != nil {
+		return nil, nil, err
+	}
+	sources, err := local.DraftSources(m, f, rec.req.DraftSources)
+	return toks, sources, err
 }
 
 // secondRequest answers an agent's first request with a script and keeps

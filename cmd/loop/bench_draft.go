@@ -61,6 +61,9 @@ type draftWorkload struct {
 	name   string
 	prompt []llama.Token
 	chain  func(rep int) (*llama.Sampler, error)
+	// sources are what the agent's request gives the drafter to copy
+	// from (engine.Request.Sources): the file the edit-call step read.
+	sources [][]llama.Token
 }
 
 // benchDraft generates n_gen tokens after editPrompt greedily, after
@@ -84,7 +87,7 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 	if err != nil {
 		return err
 	}
-	call, err := callPrompt(ctx, m)
+	call, callSources, err := callStep(ctx, m)
 	if err != nil {
 		return fmt.Errorf("the edit-call prompt: %w", err)
 	}
@@ -96,13 +99,13 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 	eog := eogBias(m)
 	greedy := func(int) (*llama.Sampler, error) { return newChain(m, eog, llama.NewGreedy()) }
 	workloads := []draftWorkload{
-		{"edit", edit, greedy},
+		{"edit", edit, greedy, nil},
 		{"text", text, func(rep int) (*llama.Sampler, error) {
 			return newChain(m, eog, llama.NewTemp(1), llama.NewDist(uint32(textSeed+rep+1)))
-		}},
+		}, nil},
 	}
 	if call != nil {
-		workloads = append(workloads, draftWorkload{"edit-call", call, greedy})
+		workloads = append(workloads, draftWorkload{"edit-call", call, greedy, callSources})
 	}
 	for _, w := range workloads {
 		rows, err := draftRows(ctx, slot, w, f, base)
@@ -168,7 +171,7 @@ func draftRows(ctx context.Context, slot *llama.Slot, w draftWorkload, f benchFl
 	for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
 		for k := range maxes {
 			j := (i + 2 + k) % 2
-			res, err := draftRun(ctx, slot, w.chain, i, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: maxes[j]})
+			res, err := draftRun(ctx, slot, w.chain, i, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: maxes[j], Sources: w.sources})
 			if err != nil {
 				return nil, err
 			}
