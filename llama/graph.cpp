@@ -6,6 +6,7 @@
 // V are used where they are made, every op has a backward pass in
 // ggml_compute_backward, and ggml-opt trains every weight.
 #include "graph.h"
+#include "graph_impl.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,47 +31,6 @@ void set_err(char *err, size_t n, const std::string &msg) {
     memcpy(err, msg.data(), k);
     err[k] = 0;
 }
-
-struct layer {
-    ggml_tensor *attn_norm, *wq, *bq, *wk, *bk, *wv, *bv, *wo, *bo;
-    ggml_tensor *ffn_norm, *gate, *up, *down;
-};
-
-} // namespace
-
-// host_kv is a prefix's keys and values on the host (prefix_kv).
-struct host_kv {
-    std::vector<std::vector<float>> k, v;
-};
-
-struct loop_gt {
-    loop_gt_hparams hp{};
-    std::string path;
-    ggml_backend_t backend = nullptr;
-    ggml_context *wctx = nullptr;           // the weights' metadata
-    ggml_backend_buffer_t wbuf = nullptr;   // the weights' data
-    std::vector<ggml_tensor *> weights;     // every tensor of the file, in file order
-    ggml_tensor *tok_embd = nullptr, *out_norm = nullptr, *output = nullptr;
-    std::vector<layer> layers;
-    ggml_backend_sched_t sched = nullptr;
-    // AdamW state: the moments of each weight and the step's parameters.
-    ggml_context *octx = nullptr;
-    ggml_backend_buffer_t obuf = nullptr;
-    std::vector<ggml_tensor *> m, v;
-    ggml_tensor *adamw = nullptr;
-    ggml_opt_optimizer_params pars{};
-    int64_t iter = 0;
-    // The last prefix's keys and values, its tokens and the step whose
-    // weights computed them (prefix_iter; -1: none). A window with the
-    // same prefix reuses them while fewer than prefix_every steps have
-    // changed the weights since (loop_gt_set_prefix_every).
-    host_kv prefix_kv;
-    std::vector<int32_t> prefix_tokens;
-    int64_t prefix_iter = -1;
-    int32_t prefix_every = 1;
-};
-
-namespace {
 
 // meta_int reads an integer key of any integer type; def when absent.
 bool meta_int(gguf_context *g, const std::string &key, int64_t def, int64_t *v, std::string *why) {

@@ -82,6 +82,28 @@ void loop_gt_set_threads(struct loop_gt *g, int32_t threads);
 // computed; 1 (the default) reuses them only when no step has.
 void loop_gt_set_prefix_every(struct loop_gt *g, int32_t steps);
 
+// loop_gt_iter returns the optimizer steps taken (AdamW's iteration count).
+int64_t loop_gt_iter(struct loop_gt *g);
+
+// loop_gt_write_opt writes the optimizer state to a new GGUF file at path
+// (graph_state.cpp says what it holds) and reads it back. The optimizer
+// must exist (loop_gt_opt_init).
+bool loop_gt_write_opt(struct loop_gt *g, const char *path, char *err, size_t n);
+
+// loop_gt_read_opt restores the optimizer state from a file that
+// loop_gt_write_opt wrote for a graph of the same weights; the optimizer
+// must exist. On failure g is unchanged, *code is LOOP_GT_NOT_GGUF for a
+// file that does not read as GGUF, LOOP_GT_INVALID for a state of another
+// model or recipe or a truncated one, and LOOP_GT_INTERNAL otherwise.
+bool loop_gt_read_opt(struct loop_gt *g, const char *path, int32_t *code, char *err, size_t n);
+
+// loop_gt_read_weights replaces the weights with those of the GGUF file
+// at path, which must hold tensors of the same names, types and shapes
+// (a file loop_gt_write wrote from the same base), and forgets the
+// prefix's keys and values, which the old weights computed. On failure g
+// is unchanged; *code as for loop_gt_read_opt.
+bool loop_gt_read_weights(struct loop_gt *g, const char *path, int32_t *code, char *err, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

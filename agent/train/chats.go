@@ -2,6 +2,9 @@ package train
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 )
@@ -54,4 +57,18 @@ func ReadChats(path string) ([]Chat, error) {
 		return nil, &Error{Op: "read", Path: path, Err: ErrNoChats}
 	}
 	return chats, nil
+}
+
+// hashChats returns the SHA-256, in hex, of the chats' messages and tools
+// in order, each preceded by its length: what a checkpoint's data must
+// match to be resumed.
+func hashChats(chats []Chat) string {
+	h := sha256.New()
+	for _, c := range chats {
+		for _, b := range [][]byte{c.Messages, c.Tools} {
+			h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(b))))
+			h.Write(b)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -16,56 +16,62 @@ type Config struct {
 	// Window is the positions of one datapoint in tokens. A chat and its
 	// separator must fit one. It may exceed the base's trained context
 	// (up to llama's limit of 32768). 0 means 1024.
-	Window int
+	Window int `json:"window"`
 	// Epochs is the number of passes over the training chats. 0 means 1.
-	Epochs int
+	Epochs int `json:"epochs"`
 	// PretrainEpochs is how many of the first epochs train on every token
 	// of the chats after the shared prefix (the task, the code, the tool
 	// results) rather than on the assistant's: the assistant's tokens are
 	// a few percent of a chat, and the rest teaches JSON, code and
 	// copying at little extra cost per window. The held-out loss stays
 	// the assistant's. 0 means none; at most Epochs.
-	PretrainEpochs int
+	PretrainEpochs int `json:"pretrain_epochs"`
 	// LearningRate is AdamW's learning rate, the peak of the cosine
 	// schedule. 0 means 1e-4.
-	LearningRate float64
+	LearningRate float64 `json:"learning_rate"`
 	// Schedule is how the learning rate moves over the steps of all the
 	// epochs. "" means ScheduleCosine.
-	Schedule Schedule
+	Schedule Schedule `json:"schedule"`
 	// Seed seeds the shuffle of the chats, which decides the held-out
 	// split, and the shuffle of the windows before each epoch: one seed,
 	// one trained model. Every value, 0 included, is a seed.
-	Seed uint64
+	Seed uint64 `json:"seed"`
 	// HeldOut is the fraction of the chats held out to measure the loss
 	// on, in [0, 1). When it is above 0, at least one chat is held out
 	// (if there are two or more), and at least one always trains. 0 means
 	// none.
-	HeldOut float64
+	HeldOut float64 `json:"held_out"`
 	// TrainAll trains every token of a chat, not only the assistant's. It
 	// turns the shared prefix off: no token is left untrained.
-	TrainAll bool
+	TrainAll bool `json:"train_all"`
 	// Fill fills every window with the start of the next chat, as
 	// llama.cpp's datasets do (llama.PackWindows), instead of packing
 	// whole chats only (llama.PackWhole). Whole chats are the default
 	// because the start of a chat cut at a window's end is its system
 	// prompt and tools, which train nothing and cost attention.
-	Fill bool
+	Fill bool `json:"fill"`
 	// NoSharedPrefix trains through the tokens every chat starts with
 	// (the system prompt and the tool schemas). By default they run
 	// forward only, once per window (llama.Window.Prefix): no target lies
 	// there, and skipping their backward pass makes an epoch cheaper; the
 	// loss is the same, and only the gradient through their keys and
 	// values is left out.
-	NoSharedPrefix bool
+	NoSharedPrefix bool `json:"no_shared_prefix"`
 	// PrefixEvery is how many optimizer steps the shared prefix's keys
 	// and values serve before they are computed again
 	// (llama.TrainParams.PrefixEvery): the windows in between attend to
 	// keys and values up to PrefixEvery-1 steps old. 0 or 1 means every
 	// step, which is exact.
-	PrefixEvery int
+	PrefixEvery int `json:"prefix_every"`
 	// Threads is the number of CPU threads the Trainer uses. 0 means
 	// llama.DefaultThreads.
-	Threads int
+	Threads int `json:"threads"`
+	// Checkpoint, when not empty, is a folder Run writes a checkpoint
+	// into after each epoch: the weights, the optimizer's state and a
+	// manifest (checkpoint.go), from which Plan.Resume goes on. A folder
+	// that holds the checkpoint of another run is refused. It is not part
+	// of the recipe that Resume compares, and neither is Threads.
+	Checkpoint string `json:"-"`
 }
 
 // Schedule names a learning-rate schedule.

@@ -50,15 +50,30 @@
 // them too; Config.PrefixEvery reuses their keys and values for several
 // steps.
 //
+// Checkpoints. A long run sets Config.Checkpoint to a folder: after each
+// epoch Run writes the weights, AdamW's state and a manifest (the recipe,
+// the hashes of the base and the chats, the losses) into it, atomically.
+// A stopped run goes on with a new Plan and Trainer made as before:
+//
+//	plan, err := train.Prepare(m, chats, cfg)
+//	man, err := plan.Resume(ctx, tr, "ckpt") // refused: another base, chats or recipe, a damaged file
+//	rep, err := plan.Run(ctx, tr, hooks)     // from epoch man.Epoch+1
+//
+// and ends with the same model, bit for bit, and the same losses as a run
+// that never stopped (checkpoint.go says what is saved and what is
+// recomputed).
+//
 // Errors are *Error values (Op, Path, Line, Err) whose message is the
-// chat's position and the cause, wrapping a few sentinels: ErrNoChats,
-// ErrNoMessages, ErrNoChatTemplate, ErrChatTooLong, ErrReplyNotFound and
-// ErrConfig. Errors of the Trainer are llama's.
+// chat's position (or the checkpoint's file) and the cause, wrapping a
+// few sentinels: ErrNoChats, ErrNoMessages, ErrNoChatTemplate,
+// ErrChatTooLong, ErrReplyNotFound, ErrConfig and ErrCheckpoint. Errors
+// of the Trainer are llama's.
 //
 // Cancellation: Run checks ctx before each window (llama.Trainer.Epoch);
 // a cancelled run returns the epochs finished and an error wrapping
-// ctx.Err(), and nothing is written. Progress goes to the Hooks given to
-// Run; the package prints nothing.
+// ctx.Err(), and nothing is written but the checkpoints of the epochs
+// finished. Progress goes to the Hooks given to Run; the package prints
+// nothing.
 //
 // A Plan and a llama.Trainer are not safe for concurrent use.
 package train

@@ -25,6 +25,11 @@ var (
 	ErrReplyNotFound = errors.New("the assistant's reply cannot be found")
 	// ErrConfig means a Config field is out of its range.
 	ErrConfig = errors.New("invalid config")
+	// ErrCheckpoint means a checkpoint cannot be resumed: it is of
+	// another base model, other chats or another recipe, or one of its
+	// files is truncated, altered or missing. A folder without a
+	// checkpoint is reported with fs.ErrNotExist instead.
+	ErrCheckpoint = errors.New("checkpoint cannot be resumed")
 )
 
 // Error records a failed operation, the data file and line it acted on,
@@ -33,8 +38,8 @@ var (
 // can jump to the chat: "chats.jsonl:3: the chat is 735 tokens, more
 // than a window of 512". Op is for programs and is not in the message.
 type Error struct {
-	Op   string // "read", "render", "config"
-	Path string // the data file (or the model, for its template); may be empty
+	Op   string // "read", "render", "config", "checkpoint", "resume"
+	Path string // the data file (or the model, for its template, or a checkpoint's file); may be empty
 	Line int    // the chat's line in Path, from 1; 0 when the error is not one chat's
 	Err  error  // the cause
 }

@@ -20,8 +20,14 @@ type Plan struct {
 	// tokens (llama.Window.Prefix) are the prefix every chat shares.
 	Train, Eval []llama.Window
 
-	cfg Config     // with its defaults
-	rng *rand.Rand // the seed's: the split, then each epoch's order
+	cfg     Config         // with its defaults
+	src     *rand.PCG      // rng's source, whose state a checkpoint records
+	rng     *rand.Rand     // the seed's: the split, then each epoch's order
+	data    string         // hashChats of the chats
+	all     []llama.Window // Train with every token after the shared prefix a target (order)
+	done    int            // epochs done: those Resume restored
+	resumed string         // the checkpoint Resume restored
+	base    File           // the Trainer's base, hashed for checkpoints
 }
 
 // Prepare renders each chat whole with m's chat template (its tool_use
@@ -40,7 +46,8 @@ func Prepare(m *llama.Model, chats []Chat, cfg Config) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6c6f6f70))} // "loop"
+	src := rand.NewPCG(cfg.Seed, 0x6c6f6f70) // "loop"
+	p := &Plan{cfg: cfg, src: src, rng: rand.New(src), data: hashChats(chats)}
 	nVal, err := p.split(m, docs)
 	if err != nil {
 		return nil, err
@@ -126,6 +133,39 @@ func sharedPrefix(docs []doc) int {
 		}
 	}
 	return max(p, 0) / 16 * 16
+}
+
+// order shuffles the windows of epoch e (from 1) and returns them: the
+// training windows, or in the first PretrainEpochs the same windows with
+// every token after the shared prefix a target. Each shuffle starts from
+// the order the last one left, so the order of an epoch depends on every
+// epoch before it; Resume replays them.
+func (p *Plan) order(e int) []llama.Window {
+	windows := p.Train
+	if e <= p.cfg.PretrainEpochs {
+		if p.all == nil {
+			p.all = allTargets(p.Train)
+		}
+		windows = p.all
+	}
+	p.rng.Shuffle(len(windows), func(i, j int) { windows[i], windows[j] = windows[j], windows[i] })
+	return windows
+}
+
+// allTargets returns ws with every token after the shared prefix a
+// target.
+func allTargets(ws []llama.Window) []llama.Window {
+	all := make([]llama.Window, len(ws))
+	for i, w := range ws {
+		all[i] = llama.Window{Tokens: w.Tokens, Prefix: w.Prefix}
+		if w.Prefix > 0 {
+			all[i].Targets = make([]bool, len(w.Tokens))
+			for j := w.Prefix + 1; j < len(w.Tokens); j++ {
+				all[i].Targets[j] = true
+			}
+		}
+	}
+	return all
 }
 
 // count returns how many of bs are set.

@@ -58,15 +58,23 @@ type Hooks struct {
 // epochs on p's training windows, shuffled before each, the first
 // PretrainEpochs on every token after the shared prefix, setting the
 // learning rate of each step by the schedule, and measures the held-out
-// loss after each epoch. tr is made with the Config's TrainParams.
+// loss after each epoch. tr is made with the Config's TrainParams. With
+// Config.Checkpoint, a checkpoint is written after each epoch (a folder
+// that holds another run's checkpoint is refused before training). After
+// Resume, Run goes on from the epoch after the checkpoint's, with its
+// report, and does not measure the loss before training again.
 //
 // ctx is checked before each window; when it is cancelled, Run returns the
 // report of the epochs finished and an error wrapping ctx.Err(), and tr
-// holds the weights after the last whole window. Run does not save tr:
-// call tr.SaveFile when it returns no error.
+// holds the weights after the last whole window. A checkpoint is written
+// whole even when ctx is cancelled while it is written. Run does not save
+// tr: call tr.SaveFile when it returns no error.
 func (p *Plan) Run(ctx context.Context, tr *llama.Trainer, h Hooks) (Report, error) {
 	rep := p.Report
-	if len(p.Eval) > 0 {
+	if err := p.claim(); err != nil {
+		return rep, err
+	}
+	if len(p.Eval) > 0 && p.done == 0 {
 		st, err := tr.Epoch(ctx, nil, p.Eval, nil)
 		if err != nil {
 			return rep, err
@@ -76,22 +84,8 @@ func (p *Plan) Run(ctx context.Context, tr *llama.Trainer, h Hooks) (Report, err
 			h.BeforeTraining(st.EvalLoss)
 		}
 	}
-	allW := make([]llama.Window, len(p.Train)) // the same windows, every token after the shared prefix a target
-	for i, w := range p.Train {
-		allW[i] = llama.Window{Tokens: w.Tokens, Prefix: w.Prefix}
-		if w.Prefix > 0 {
-			allW[i].Targets = make([]bool, len(w.Tokens))
-			for j := w.Prefix + 1; j < len(w.Tokens); j++ {
-				allW[i].Targets[j] = true
-			}
-		}
-	}
-	for e := 1; e <= p.cfg.Epochs; e++ {
-		windows := p.Train
-		if e <= p.cfg.PretrainEpochs {
-			windows = allW
-		}
-		p.rng.Shuffle(len(windows), func(i, j int) { windows[i], windows[j] = windows[j], windows[i] })
+	for e := p.done + 1; e <= p.cfg.Epochs; e++ {
+		windows := p.order(e)
 		if h.EpochStart != nil {
 			h.EpochStart(e)
 		}
@@ -101,6 +95,11 @@ func (p *Plan) Run(ctx context.Context, tr *llama.Trainer, h Hooks) (Report, err
 		}
 		ep.AllTokens = e <= p.cfg.PretrainEpochs
 		rep.Epochs = append(rep.Epochs, ep)
+		if p.cfg.Checkpoint != "" {
+			if err := p.save(context.WithoutCancel(ctx), tr, rep, e); err != nil {
+				return rep, err
+			}
+		}
 		if h.EpochEnd != nil {
 			h.EpochEnd(ep)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 
 // `loop train` finetunes every weight of a qwen2 model on chats:
 //
-//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F] [--train-all] [--shared-prefix=false] [--prefix-every N]
+//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F] [--train-all] [--shared-prefix=false] [--prefix-every N] [--checkpoint DIR] [--resume DIR]
 //
 // Each line of the data is one chat in the OpenAI form,
 // {"messages": [...], "tools": [...]}. The work is agent/train's (its doc
@@ -24,7 +25,10 @@ import (
 // weights: llama.Trainer runs loop's own training graph, since llama.cpp's
 // can only train the output head. Ctrl-C stops between windows and writes
 // nothing; the output is the base file with its tensors replaced, written
-// to a temporary file and renamed.
+// to a temporary file and renamed. A long run checkpoints each epoch into
+// a folder (--checkpoint) and, stopped, goes on from there (--resume) to
+// the same output, bit for bit; agent/train's checkpoint.go says what a
+// checkpoint holds and when one is refused.
 
 type trainFlags struct {
 	modelFlags
@@ -44,13 +48,17 @@ type trainFlags struct {
 	prefix   bool
 	// prefixEvery is how many steps the prefix's keys and values serve.
 	prefixEvery int
+	checkpoint  string // the folder to checkpoint into after each epoch
+	resume      string // the checkpoint folder to go on from
 }
 
 // trainReport is what `loop train --json` prints: the package's report and
 // the file written.
 type trainReport struct {
 	train.Report
-	Output string `json:"output"`
+	Output      string `json:"output"`
+	ResumedFrom string `json:"resumed_from,omitempty"` // --resume
+	ResumedAt   int    `json:"resumed_at,omitempty"`   // the epochs the checkpoint had done
 }
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -72,6 +80,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.prefix, "shared-prefix", true, "run the tokens every chat starts with (system prompt, tool schemas: no target) forward only, once per window: faster; no gradient flows back through their keys and values")
 	fs.IntVar(&f.prefixEvery, "prefix-every", 1, "with --shared-prefix, compute the prefix's keys and values once per N optimizer steps and reuse them in between (up to N-1 steps old); 1: every step, exact")
 	fs.BoolVar(&f.fill, "fill", false, "fill every window to --ctx with the start of the next chat, as llama.cpp's datasets do (default: whole chats only)")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "after each epoch, write the weights, AdamW's state and a manifest (recipe, data hash, losses) into `DIR`, in place of the epoch before; a folder that holds another run's checkpoint is refused")
+	fs.StringVar(&f.resume, "resume", "", "go on from the last epoch checkpointed in `DIR`, with the same -m, --data and flags: the output and the losses are those of a run never stopped, bit for bit (with the same -t); checkpoints go on into DIR unless --checkpoint names another folder")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -98,7 +108,15 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return f.hint(err)
 	}
-	return f.train(ctx, tr, plan, stdout, stderr)
+	var rep trainReport
+	if f.resume != "" {
+		man, err := plan.Resume(ctx, tr, f.resume)
+		if err != nil {
+			return err
+		}
+		rep.ResumedFrom, rep.ResumedAt = f.resume, man.Epoch
+	}
+	return f.train(ctx, tr, plan, rep, stdout, stderr)
 }
 
 // check refuses flag values before the model loads.
@@ -142,7 +160,7 @@ func (f *trainFlags) config() train.Config {
 		LearningRate: f.lr, Schedule: train.Schedule(f.schedule), Seed: f.seed,
 		HeldOut: f.val, TrainAll: f.trainAll, Fill: f.fill,
 		NoSharedPrefix: !f.prefix, PrefixEvery: f.prefixEvery,
-		Threads: max(f.threads, 0),
+		Threads: max(f.threads, 0), Checkpoint: cmp.Or(f.checkpoint, f.resume),
 	}
 }
 
@@ -158,7 +176,8 @@ func (f *trainFlags) hint(err error) error {
 }
 
 // train runs the plan, printing its counts and each epoch, then saves.
-func (f *trainFlags) train(ctx context.Context, tr *llama.Trainer, plan *train.Plan, stdout, stderr io.Writer) error {
+// out holds where the plan resumed from, if it did.
+func (f *trainFlags) train(ctx context.Context, tr *llama.Trainer, plan *train.Plan, out trainReport, stdout, stderr io.Writer) error {
 	if !f.jsonOut {
 		of := "whole chats, at most"
 		if f.fill {
@@ -169,6 +188,9 @@ func (f *trainFlags) train(ctx context.Context, tr *llama.Trainer, plan *train.P
 			r.Chats, r.Tokens, r.Trained, r.HeldOut, len(plan.Train), len(plan.Eval), of, f.ctxSize)
 		if r.Prefix > 0 {
 			fmt.Fprintf(stdout, "the first %d tokens of every chat are the same and train nothing: they run forward only (--shared-prefix)\n", r.Prefix)
+		}
+		if out.ResumedFrom != "" {
+			fmt.Fprintf(stdout, "resumed from %s at epoch %d\n", out.ResumedFrom, out.ResumedAt)
 		}
 	}
 	var bar *progressBar
@@ -203,7 +225,14 @@ func (f *trainFlags) train(ctx context.Context, tr *llama.Trainer, plan *train.P
 	}
 	if err != nil {
 		if epoch > 0 && errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "loop train: interrupted in epoch %d; %s was not written\n", epoch, f.out)
+			resume, dir := "", cmp.Or(f.checkpoint, f.resume)
+			if epoch-1 <= out.ResumedAt { // no checkpoint written by this run yet
+				dir = f.resume
+			}
+			if dir != "" && epoch > 1 {
+				resume = fmt.Sprintf(" (--resume %s goes on after epoch %d)", dir, epoch-1)
+			}
+			fmt.Fprintf(stderr, "loop train: interrupted in epoch %d; %s was not written%s\n", epoch, f.out, resume)
 		}
 		return err
 	}
@@ -211,7 +240,8 @@ func (f *trainFlags) train(ctx context.Context, tr *llama.Trainer, plan *train.P
 		return err
 	}
 	if f.jsonOut {
-		return writeJSON(stdout, trainReport{rep, f.out})
+		out.Report, out.Output = rep, f.out
+		return writeJSON(stdout, out)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", f.out)
 	return nil
