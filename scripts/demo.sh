@@ -15,11 +15,13 @@ MODEL=${MODEL:-testdata/models/agent-tiny-qwen2-f32.gguf}
 SUITE=testdata/eval/live
 TASKS=${TASKS:-10}
 THREADS=${THREADS:-$(nproc)}
-REPORT=${REPORT:-demo-report.html}
 
 part=$(mktemp -d)
 trap 'rm -rf "$part"' EXIT
-runs=$(mktemp -d "${TMPDIR:-/tmp}/loop-demo.XXXXXX") # the runs' transcripts, kept
+# What the demo keeps (the runs' transcripts and the HTML report) goes
+# outside the checkout, so that it leaves git status clean.
+runs=$(mktemp -d "${TMPDIR:-/tmp}/loop-demo.XXXXXX")
+REPORT=${REPORT:-$runs/report.html}
 fixes=("$SUITE"/*-fix)
 
 echo "== 1. loop run: the demo model on the ${#fixes[@]} held-out bug fixes (tasks it has not seen), one after the other"
@@ -48,9 +50,11 @@ echo "transcripts: $runs"
 echo
 
 echo "== 2. loop eval: no reliability layer against the whole layer, $TASKS held-out tasks"
-mkdir "$part/suite"
-for d in $(ls -d "$SUITE"/*/ | head -"$TASKS"); do cp -r "$d" "$part/suite/"; done
-bin/loop eval -m "$MODEL" -c 4096 -t "$THREADS" --suite "$part/suite" --config scripts/demo/none.json \
+# The copy keeps the suite's directory name: the report names the suite by it.
+sub="$part/$(basename "$SUITE")"
+mkdir "$sub"
+for d in $(ls -d "$SUITE"/*/ | head -"$TASKS"); do cp -r "$d" "$sub/"; done
+bin/loop eval -m "$MODEL" -c 4096 -t "$THREADS" --suite "$sub" --config scripts/demo/none.json \
 	--config scripts/demo/whole.json --html "$REPORT"
 echo
-echo "HTML report: $REPORT"
+echo "HTML report: $REPORT (open file://$(cd "$(dirname "$REPORT")" && pwd)/$(basename "$REPORT") in a browser)"

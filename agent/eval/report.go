@@ -12,7 +12,11 @@ import (
 // per-configuration rates and pairwise comparisons. It round-trips
 // through JSON.
 type Report struct {
-	Suite     string   `json:"suite"`
+	// Suite is the suite's name: a built-in's, or its directory's.
+	Suite string `json:"suite"`
+	// Model is the model file the live runs used, as the command line
+	// named it; empty when every run replayed scripted replies.
+	Model     string   `json:"model,omitempty"`
 	Scenarios []string `json:"scenarios"`
 	Configs   []Config `json:"configs"`
 	// Seeds is the number of runs of each (scenario, configuration).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,5 +201,114 @@ func TestHTML(t *testing.T) {
 	// scenario of seed13 expects calls, so no right-call bar.
 	if bars != 8 || whiskers != 8 {
 		t.Errorf("%d bars and %d whiskers, want 8 and 8", bars, whiskers)
+	}
+}
+
+// TestHTMLTitle: the page's title and heading name the model's file and
+// the suite, each once.
+func TestHTMLTitle(t *testing.T) {
+	tests := []struct {
+		name, suite, model, want string
+	}{
+		{"live model", "live", "testdata/models/agent-tiny-qwen2-f32.gguf", "loop eval: agent-tiny-qwen2-f32.gguf on suite live"},
+		{"scripted", "seed13", "", "loop eval: scripted replies on suite seed13"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := runSuite(t, Seed13(), "raw")
+			rep.Suite, rep.Model = tt.suite, tt.model
+			if got := rep.Title(); got != tt.want {
+				t.Errorf("Title() = %q, want %q", got, tt.want)
+			}
+			var b strings.Builder
+			if err := rep.WriteHTML(&b); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"<title>" + tt.want + "</title>", "<h1>" + tt.want + "</h1>"} {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("page lacks %q", want)
+				}
+			}
+		})
+	}
+}
+
+// TestHTMLLegend: the legend is HTML text below the chart with every
+// label whole, the parse rates' grammar note included; the chart has no
+// fixed size, and a configuration's long name wraps into lines that fit
+// its group.
+func TestHTMLLegend(t *testing.T) {
+	rep := longLabelReport(t)
+	var b strings.Builder
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	labels := rep.LegendLabels()
+	want := "parsed, raw (some under a grammar: there the grammar's rate, not the model's)"
+	if labels[1] != want {
+		t.Errorf("LegendLabels()[1] = %q, want %q", labels[1], want)
+	}
+	for _, l := range labels {
+		if !strings.Contains(page, `<span class="label">`+html.EscapeString(l)+"</span>") {
+			t.Errorf("legend label %q is not whole in the page", l)
+		}
+	}
+	var svg struct {
+		Width string `xml:"width,attr"`
+		Texts []struct {
+			Class string   `xml:"class,attr"`
+			Spans []string `xml:"tspan"`
+		} `xml:"text"`
+	}
+	if err := xml.Unmarshal([]byte(rep.Chart()), &svg); err != nil {
+		t.Fatal(err)
+	}
+	if svg.Width != "" {
+		t.Errorf("chart has width %q; want none, so that the page sizes it", svg.Width)
+	}
+	var names []string
+	for _, tx := range svg.Texts {
+		if tx.Class == "config" {
+			names = append(names, strings.Join(tx.Spans, " "))
+			if len(tx.Spans) > 1 && len(tx.Spans[0]) < 20 {
+				t.Errorf("name wrapped as %q: a line too short", tx.Spans)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{rep.Summaries[0].Config, rep.Summaries[1].Config}, names); diff != "" {
+		t.Errorf("configuration names under the chart (-want +got):\n%s", diff)
+	}
+}
+
+// longLabelReport is a report whose labels are as long as they get: one
+// configuration wrote under a grammar, and one has a long name.
+func longLabelReport(t *testing.T) *Report {
+	t.Helper()
+	rep := runSuite(t, Seed13(), "raw", "+verify")
+	rep.Model = "testdata/models/agent-tiny-qwen2-f32.gguf"
+	rep.Summaries[1].Grammar = true
+	rep.Summaries[1].Config = "the whole reliability layer with repair, retries, the loop guard and the verification gate"
+	return rep
+}
+
+func TestWrapWords(t *testing.T) {
+	tests := []struct {
+		name  string
+		s     string
+		width int
+		want  []string
+	}{
+		{"fits", "whole layer", 20, []string{"whole layer"}},
+		{"at spaces", "the whole reliability layer", 12, []string{"the whole", "reliability", "layer"}},
+		{"long word", "abcdefghij kl", 4, []string{"abcd", "efgh", "ij", "kl"}},
+		{"empty", "", 5, []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := wrapWords(tt.s, tt.width); !cmp.Equal(got, tt.want) {
+				t.Errorf("wrapWords(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.want)
+			}
+		})
 	}
 }

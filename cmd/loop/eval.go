@@ -93,6 +93,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	rep.Model = f.model
 	if f.html != "" {
 		if err := writeHTMLReport(f.html, rep); err != nil {
 			return err
