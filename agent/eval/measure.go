@@ -2,11 +2,12 @@ package eval
 
 import (
 	"encoding/json"
-	"github.com/loopagent/loop/agent/loop"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/loopagent/loop/agent/loop"
 
 	"github.com/loopagent/loop/agent/classify"
 	"github.com/loopagent/loop/agent/tools"
@@ -34,6 +35,10 @@ type Result struct {
 	Calls    int `json:"calls"`
 	Repairs  int `json:"repairs"`
 	Retries  int `json:"retries"`
+	// RepairKinds counts the repairs of the calls the loop repaired or
+	// recovered, by kind: the JSON repairs (repair.Names) and the
+	// recoveries ("fenced", "wrapper", ...).
+	RepairKinds map[string]int `json:"repair_kinds,omitempty"`
 
 	// Classes are the failure kinds of the replies, in order
 	// (classify.Kind), labelled as the model wrote them.
@@ -98,6 +103,15 @@ func measure(evs []transcript.Event, sc *Scenario) Result {
 			at(e.Step).rejected = e.Reason
 		case transcript.KindRepair:
 			at(e.Step).repaired = true
+			if res.RepairKinds == nil {
+				res.RepairKinds = map[string]int{}
+			}
+			if e.Reason != "json" {
+				res.RepairKinds[e.Reason]++
+			}
+			for _, k := range e.Repairs {
+				res.RepairKinds[k]++
+			}
 		case transcript.KindReply:
 			at(e.Step).finish = e.FinishReason
 		case transcript.KindCall:

@@ -3,9 +3,11 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/loopagent/loop/agent/loop"
 	"io"
+	"sort"
 	"strings"
+
+	"github.com/loopagent/loop/agent/loop"
 )
 
 // Report is the results of a suite under several configurations, with
@@ -64,6 +66,8 @@ type Summary struct {
 	Grammar bool `json:"grammar,omitempty"`
 	// Requests is the model requests of all its runs.
 	Requests int `json:"requests"`
+	// RepairKinds counts its runs' repairs by kind (Result.RepairKinds).
+	RepairKinds map[string]int `json:"repair_kinds,omitempty"`
 }
 
 // NewReport summarizes results.
@@ -126,6 +130,33 @@ func (s *Summary) add(res Result) {
 	s.EditsFound = Rate{s.EditsFound.K + res.EditsFound, s.EditsFound.N + res.Edits}
 	s.Grammar = s.Grammar || res.Grammar
 	s.Requests += res.Requests
+	for k, n := range res.RepairKinds {
+		if s.RepairKinds == nil {
+			s.RepairKinds = map[string]int{}
+		}
+		s.RepairKinds[k] += n
+	}
+}
+
+// repairLine lists the repair kinds by count, most first: "repairs:
+// single quotes 3, trailing comma 1".
+func (s Summary) repairLine() string {
+	kinds := make([]string, 0, len(s.RepairKinds))
+	for k := range s.RepairKinds {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		a, b := kinds[i], kinds[j]
+		if s.RepairKinds[a] != s.RepairKinds[b] {
+			return s.RepairKinds[a] > s.RepairKinds[b]
+		}
+		return a < b
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, s.RepairKinds[k])
+	}
+	return "repairs: " + strings.Join(parts, ", ")
 }
 
 // Cell is the table's cell of a scenario under a configuration: the one
@@ -228,6 +259,9 @@ func (r *Report) Rates() string {
 		}
 		for _, row := range rows {
 			fmt.Fprintf(&b, "  %-*s  %-9s %s\n", w, row.name, row.rate.Fraction(), row.rate)
+		}
+		if len(s.RepairKinds) > 0 {
+			fmt.Fprintf(&b, "  %s\n", s.repairLine())
 		}
 	}
 	return b.String()
