@@ -33,7 +33,10 @@
 // marked, into windows; Trainer.Epoch trains on some and measures the loss
 // of the marked tokens on others, checking ctx between windows; and
 // Trainer.SaveFile writes the base file with the trained tensors, its
-// metadata untouched, atomically.
+// metadata untouched, atomically. SaveOptimizer and LoadOptimizer write
+// and read the AdamW moments, the step count and the prefix cache, and
+// LoadWeights the trained tensors, so that a stopped run resumes bit for
+// bit (load the weights first: loading them clears the prefix cache).
 //
 // llama.cpp's logs go to the *slog.Logger given to SetLogger, and are
 // discarded by default. A Slot keeps the KV cache of its sequence warm
