@@ -51,6 +51,10 @@ func New(m model.Model, s Settings) (*Agent, error) {
 	if c.tools, c.todos, err = toolsFor(m, s, plan, c.ws); err != nil {
 		return nil, err
 	}
+	var left []string
+	if c.tools, left, err = withMoreTools(c.tools, s.MoreTools); err != nil {
+		return nil, err
+	}
 	var sys system
 	c.system, sys = systemPrompt(s, plan, c.ws.Root())
 	c.context = contextFor(m, s, plan, c.todos)
@@ -58,7 +62,7 @@ func New(m model.Model, s Settings) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.warnings = sys.warnings
+	a.warnings = append(sys.warnings, left...)
 	var counter window.Counter = window.Estimate{}
 	if mc, ok := m.(model.Counter); ok {
 		counter = tokens{mc}

@@ -41,6 +41,11 @@ type Settings struct {
 	// edit_file and shell. ToolSet, when set, replaces them.
 	Tools   string
 	ToolSet *tools.Set
+	// MoreTools are offered after those, in order: an MCP server's tools
+	// (agent/mcp), say. One whose schema the call grammar or the
+	// validator cannot compile is left out with a warning
+	// (Agent.Warnings), since one grammar holds every tool.
+	MoreTools []tools.Tool
 	// Todos offers the todos tool: the model keeps its plan, which goes
 	// into compaction summaries.
 	Todos bool

@@ -19,6 +19,9 @@ type Command struct {
 	Dir string
 	// Env is the command's environment; nil means the program's own.
 	Env []string
+	// Stdin is the command's standard input; nil means empty. An *os.File
+	// (a pipe's end, say) is handed to the command as it is.
+	Stdin io.Reader
 	// Stdout and Stderr receive the command's output; nil discards it.
 	// An *os.File is handed to the command as it is.
 	Stdout, Stderr io.Writer
@@ -73,7 +76,7 @@ func Start(c Command) (*Process, error) {
 		return nil, err
 	}
 	cmd.Dir = c.Dir
-	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, &Error{Op: "start", Arg: c.Args[0], Err: err}
 	}

@@ -47,6 +47,7 @@ type runFlags struct {
 	context    contextFlags
 	guards     loop.Guards
 	sandbox    sandboxFlags
+	mcp        mcpFlags
 }
 
 func (f *runFlags) registerAll(fs *pflag.FlagSet) {
@@ -80,6 +81,7 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.guards.AllTools, "all-tools", false, "offer edit_file and write_file to a question that asks for no change too")
 	fs.BoolVar(&f.guards.NoPaths, "no-paths", false, "let read_file and edit_file name any path, not only the workspace's files, in the call grammar")
 	f.sandbox.register(fs)
+	f.mcp.register(fs)
 }
 
 // runRun is `loop run`: the agent on a task, or, without one, on each line
@@ -98,6 +100,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	task := strings.Join(fs.Args(), " ")
 	if fs.NArg() > 0 && strings.TrimSpace(task) == "" {
 		return usagef("the task is empty: give a task, or none to read tasks from standard input")
+	}
+	if err := f.mcp.start(ctx, f.dir, stderr); err != nil {
+		return err
+	}
+	defer f.mcp.close()
+	if f.mcp.list {
+		return f.mcp.printTools(stdout)
 	}
 	if f.script == "" {
 		if err := f.resolve(stderr); err != nil {
@@ -287,7 +296,7 @@ func (f *runFlags) settings(o sampler.Overrides, stderr io.Writer) (loop.Setting
 		Todos:  f.context.todos, NoSubagent: f.context.noSubagent, NoInstructions: f.context.noFiles,
 		NoRepoMap: f.context.noRepoMap, NoContext: f.context.noManage, GlobalInstructions: loop.GlobalInstructions(),
 		MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Timeout: f.timeout, Guards: f.guards, Check: f.checkCmd,
-		Sampling: model.Agent(o), NoGrammar: f.noGrammar}
+		Sampling: model.Agent(o), NoGrammar: f.noGrammar, MoreTools: f.mcp.tools()}
 	var err error
 	if s.Reasoning, s.ReasoningBudget, err = f.reasoning.values(); err != nil {
 		return s, err
