@@ -150,18 +150,17 @@ func canDraft(slot *llama.Slot) bool {
 func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Result, out *textOut) error {
 	c := slot.Context()
 	m := c.Model()
-	var look *lookup // made at the first draft: a long prompt costs a map of its n-grams
-	var src *sources
-	pace, srcPace := &drafting{}, &drafting{}
+	d := &drafter{pace: &drafting{}, srcPace: &drafting{}}
 	if req.Pace != nil {
-		pace, srcPace = &req.Pace.d, &req.Pace.src
+		d.pace, d.srcPace = &req.Pace.d, &req.Pace.src
 	}
+	pace, srcPace := d.pace, d.srcPace
 	pace.start()
 	srcPace.start()
 	tok, err := sampleAt(c, req, res, -1)
 	for err == nil {
-		if look != nil {
-			look.push(tok)
+		if d.look != nil {
+			d.look.push(tok)
 		}
 		var stop bool
 		if stop, err = emit(m, req, res, out, tok); stop || err != nil {
@@ -172,30 +171,9 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 		}
 		var draft []llama.Token
 		used := pace
-		room := min(c.SeqSize()-slot.Len()-1, c.BatchSize()-1)
-		if inScope(req) && len(req.Sources) > 0 && req.Draft == nil && srcPace.ready() {
-			if look == nil {
-				look = newLookup(slot.Tokens())
-				look.push(tok)
-			}
-			if src == nil {
-				src = newSources(req.Sources)
-			}
-			limit := min(max(req.DraftMax, maxSourceDraft), srcPace.size, room)
-			if draft = src.draft(look.history, limit, srcPace.minN); len(draft) > 0 {
-				used = srcPace
-			}
-		}
-		if len(draft) == 0 && inScope(req) && (req.Draft != nil || pace.ready()) {
-			if look == nil {
-				look = newLookup(slot.Tokens()) // up to tok, which is not decoded yet
-				look.push(tok)
-			}
-			limit := req.DraftMax
-			if req.Draft == nil {
-				limit = min(limit, pace.size)
-			}
-			draft = propose(req, look, min(limit, room), pace.minN)
+		if inScope(req) {
+			room := min(c.SeqSize()-slot.Len()-1, c.BatchSize()-1)
+			draft, used = d.next(slot, req, tok, room)
 		}
 		start := time.Now()
 		if len(draft) == 0 {
@@ -212,13 +190,51 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			continue
 		}
 		var accepted int
-		tok, accepted, stop, err = verify(ctx, slot, req, res, out, look, tok, draft)
+		tok, accepted, stop, err = verify(ctx, slot, req, res, out, d.look, tok, draft)
 		if stop || err != nil {
 			return err
 		}
 		used.drafted(time.Since(start), accepted+1, len(draft))
 	}
 	return err
+}
+
+// drafter proposes the drafts of one generation: from the sources first,
+// then by prompt lookup, each with its own pace.
+type drafter struct {
+	look          *lookup  // made at the first draft: a long prompt costs a map of its n-grams
+	src           *sources // made at the first draft from sources
+	pace, srcPace *drafting
+}
+
+// next returns the draft after tok, at most room tokens, and the pace
+// that hears how it went; none when neither source is ready.
+func (d *drafter) next(slot *llama.Slot, req Request, tok llama.Token, room int) ([]llama.Token, *drafting) {
+	index := func() {
+		if d.look == nil {
+			d.look = newLookup(slot.Tokens()) // up to tok, which is not decoded yet
+			d.look.push(tok)
+		}
+	}
+	if len(req.Sources) > 0 && req.Draft == nil && d.srcPace.ready() {
+		index()
+		if d.src == nil {
+			d.src = newSources(req.Sources)
+		}
+		limit := min(max(req.DraftMax, maxSourceDraft), d.srcPace.size, room)
+		if draft := d.src.draft(d.look.history, limit, d.srcPace.minN); len(draft) > 0 {
+			return draft, d.srcPace
+		}
+	}
+	if req.Draft == nil && !d.pace.ready() {
+		return nil, d.pace
+	}
+	index()
+	limit := req.DraftMax
+	if req.Draft == nil {
+		limit = min(limit, d.pace.size)
+	}
+	return propose(req, d.look, min(limit, room), d.pace.minN), d.pace
 }
 
 // inScope reports whether the next token may be drafted: anywhere, or

@@ -58,24 +58,7 @@ func runAccumulate(_ context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	r := acc.Done()
-	fmt.Fprintf(stdout, "chunks before [DONE]: %d, finish_reason: %s\n", r.Chunks, orNull(r.FinishReason))
-	if r.Reasoning != "" {
-		fmt.Fprintf(stdout, "reasoning: %q\n", r.Reasoning)
-	}
-	if r.Content != "" {
-		fmt.Fprintf(stdout, "content: %q\n", r.Content)
-	}
-	bad := 0
-	for _, c := range r.Calls {
-		fmt.Fprintf(stdout, "call %d: id=%s name=%s argument pieces=%d\n", c.Index, orNull(c.ID), orNull(c.Name), c.Pieces)
-		var b bytes.Buffer
-		if err := json.Compact(&b, []byte(c.Arguments)); err != nil {
-			fmt.Fprintf(stdout, "  joined arguments do not parse: %v: %q\n", err, c.Arguments)
-			bad++
-			continue
-		}
-		fmt.Fprintf(stdout, "  joined arguments parse to %s\n", b.String())
-	}
+	bad := printJoined(stdout, r)
 	if *tools != "" {
 		v, err := validate.New(defs)
 		if err != nil {
@@ -94,6 +77,30 @@ func runAccumulate(_ context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%s: %d problems with the joined calls", name, bad)
 	}
 	return nil
+}
+
+// printJoined prints what a stream joined to, as a client sees it, and
+// returns how many calls' arguments do not parse.
+func printJoined(w io.Writer, r callformat.Accumulated) int {
+	fmt.Fprintf(w, "chunks before [DONE]: %d, finish_reason: %s\n", r.Chunks, orNull(r.FinishReason))
+	if r.Reasoning != "" {
+		fmt.Fprintf(w, "reasoning: %q\n", r.Reasoning)
+	}
+	if r.Content != "" {
+		fmt.Fprintf(w, "content: %q\n", r.Content)
+	}
+	bad := 0
+	for _, c := range r.Calls {
+		fmt.Fprintf(w, "call %d: id=%s name=%s argument pieces=%d\n", c.Index, orNull(c.ID), orNull(c.Name), c.Pieces)
+		var b bytes.Buffer
+		if err := json.Compact(&b, []byte(c.Arguments)); err != nil {
+			fmt.Fprintf(w, "  joined arguments do not parse: %v: %q\n", err, c.Arguments)
+			bad++
+			continue
+		}
+		fmt.Fprintf(w, "  joined arguments parse to %s\n", b.String())
+	}
+	return bad
 }
 
 // readStream adds each data line of an event stream to an accumulator,
