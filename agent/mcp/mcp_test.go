@@ -332,3 +332,20 @@ func TestStartFailureStopsTheOthers(t *testing.T) {
 		t.Errorf("after a failed Start these processes are left: %v", left)
 	}
 }
+
+func TestObjectSchema(t *testing.T) {
+	for _, tt := range []struct {
+		schema string
+		want   bool
+	}{
+		{`{"type": "object", "properties": {}}`, true},
+		{`{"properties": {"a": {"type": "string"}}}`, true},
+		{`{"type": "string"}`, false},
+		{`{"type": ["object", "null"]}`, false},
+		{`[]`, false},
+	} {
+		if got := objectSchema(json.RawMessage(tt.schema)); got != tt.want {
+			t.Errorf("objectSchema(%s) = %v, want %v", tt.schema, got, tt.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -70,11 +71,12 @@ func Start(ctx context.Context, cfg Config, o Options) (*Servers, error) {
 	names := cfg.Names()
 	started := make([]*server, len(names))
 	listed := make([][]*Tool, len(names))
+	notes := make([][]string, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
 		wg.Go(func() {
-			started[i], listed[i], errs[i] = startAndList(ctx, name, cfg.Servers[name], o)
+			started[i], listed[i], notes[i], errs[i] = startAndList(ctx, name, cfg.Servers[name], o)
 		})
 	}
 	wg.Wait()
@@ -93,6 +95,7 @@ func Start(ctx context.Context, cfg Config, o Options) (*Servers, error) {
 	allow := append(slices.Clone(cfg.Allow), o.Allow...)
 	seen := map[string]bool{}
 	for i := range names {
+		s.warnings = append(s.warnings, notes[i]...)
 		for _, t := range listed[i] {
 			if seen[t.name] {
 				s.warnings = append(s.warnings, fmt.Sprintf("mcp server %s: two tools are named %s once made a tool name; the second is left out", names[i], t.name))
@@ -108,26 +111,44 @@ func Start(ctx context.Context, cfg Config, o Options) (*Servers, error) {
 }
 
 // startAndList starts one server and lists its tools.
-func startAndList(ctx context.Context, name string, cfg Server, o Options) (*server, []*Tool, error) {
+func startAndList(ctx context.Context, name string, cfg Server, o Options) (*server, []*Tool, []string, error) {
 	srv, err := startServer(ctx, name, cfg, o)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	listCtx, cancel := context.WithTimeout(ctx, o.startTimeout())
 	defer cancel()
 	var out []*Tool
+	var warnings []string
 	for t, err := range srv.session.Tools(listCtx, nil) {
 		if err != nil {
-			return srv, nil, &Error{Op: "list tools of", Subject: name, Err: srv.why(listCtx, err, o.startTimeout(), "tools/list")}
+			return srv, nil, nil, &Error{Op: "list tools of", Subject: name, Err: srv.why(listCtx, err, o.startTimeout(), "tools/list")}
+		}
+		schema := srv.schemas.schema(t)
+		if !objectSchema(schema) {
+			warnings = append(warnings, fmt.Sprintf("mcp server %s: tool %s left out: its input schema is not an object schema", name, t.Name))
+			continue
 		}
 		desc := strings.TrimSpace(t.Description)
 		if desc == "" {
 			desc = t.Title
 		}
 		out = append(out, &Tool{name: "mcp__" + name + "__" + toolName(t.Name), remote: t.Name, description: desc,
-			schema: srv.schemas.schema(t), srv: srv})
+			schema: schema, srv: srv})
 	}
-	return srv, out, nil
+	return srv, out, warnings, nil
+}
+
+// objectSchema reports whether a tool's input schema takes an object, as
+// MCP requires: a call's arguments are one. No "type" counts as one.
+func objectSchema(schema json.RawMessage) bool {
+	var s struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return false
+	}
+	return len(s.Type) == 0 || string(s.Type) == `"object"`
 }
 
 // notInName is what a tool's name may not hold: the OpenAI API's names
@@ -184,7 +205,8 @@ func (s *Servers) Tools() []tools.Tool {
 }
 
 // Warnings say what Start left out, and why: servers that are not stdio
-// servers, tools whose names collide, allow entries that name no server.
+// servers, tools whose input is not an object or whose names collide,
+// allow entries that name no server.
 func (s *Servers) Warnings() []string {
 	if s == nil {
 		return nil
