@@ -25,7 +25,11 @@ func TestSourcesSameOutput(t *testing.T) {
 		raw.WriteString(line + "\n")
 	}
 	prompts := append(draftPrompts(), "<|im_start|>user\nHere is main.go:\n"+numbered.String()+"Repeat the file without the numbers.<|im_end|>\n<|im_start|>assistant\n")
-	for _, model := range []string{testmodels.TinyQwen15F32, testmodels.TinyLlama3Q8} {
+	models := []string{testmodels.TinyQwen15F32, testmodels.TinyLlama3Q8}
+	if testing.Short() {
+		models = models[:1] // the race detector's run: one model is enough to find a race
+	}
+	for _, model := range models {
 		c := newContext(t, load(t, model), 1024)
 		m := c.Model()
 		file, _ := m.Tokenize(raw.String(), false, false)
