@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -206,4 +207,42 @@ func (c *Context) ResetPerf() {
 	}
 	defer c.mu.Unlock()
 	C.llama_perf_context_reset(c.c)
+}
+
+// SaveState returns the KV state of the slot's sequence and the tokens it
+// holds, copies both: what RestoreState takes back, in this context or a
+// later one on the same model.
+func (s *Slot) SaveState() ([]byte, []Token, error) {
+	state, err := s.ctx.SeqState(s.seq)
+	if err != nil {
+		return nil, nil, err
+	}
+	return state, slices.Clone(s.tokens), nil
+}
+
+// RestoreState makes the slot hold tokens, with state (from SaveState) as
+// their KV cache, so that the next Prefill reuses their common prefix with
+// its prompt. The state is untrusted: besides SetSeqState's checks, it
+// must hold exactly the positions 0 to len(tokens)-1, and the tokens must
+// be the model's. On any error the slot is left empty.
+func (s *Slot) RestoreState(state []byte, tokens []Token) error {
+	const op = "restore slot"
+	if err := s.Clear(); err != nil {
+		return err
+	}
+	if len(tokens) == 0 || len(tokens) > s.ctx.SeqSize() {
+		return newError(op, "", detail(ErrInvalidArgument, "%d tokens: want 1 to %d, the sequence's context", len(tokens), s.ctx.SeqSize()))
+	}
+	if err := s.ctx.model.checkTokens(tokens); err != nil {
+		return newError(op, "", err)
+	}
+	if err := s.ctx.SetSeqState(s.seq, state); err != nil {
+		return err
+	}
+	if lo, hi := s.ctx.SeqPosMin(s.seq), s.ctx.SeqPosMax(s.seq); lo != 0 || hi != len(tokens)-1 {
+		s.Clear()
+		return newError(op, "", detail(ErrInvalidArgument, "the state holds positions %d to %d, its %d tokens want 0 to %d", lo, hi, len(tokens), len(tokens)-1))
+	}
+	s.tokens = slices.Clone(tokens)
+	return nil
 }

@@ -30,6 +30,7 @@ type Agent struct {
 	ids        map[string]bool   // the call ids of the conversation
 	broken     error             // the conversation refused a message
 	lastPrompt string            // the last request's rendered prompt
+	recorded   []chat.Message    // the history as the last history event left it
 
 	// Built once: every tool, and the tools of a question (none that
 	// writes files). Run offers one of them to each task.
@@ -71,7 +72,15 @@ func (a *Agent) History() []chat.Message { return a.window.History()[1+len(a.cfg
 
 // Run gives the agent a task (or, in a conversation, the next instruction)
 // and runs steps until it ends. The outcome says how.
-func (a *Agent) Run(ctx context.Context, task string) Outcome {
+func (a *Agent) Run(ctx context.Context, task string) Outcome { return a.work(ctx, task, true) }
+
+// Continue runs steps on the conversation as it stands, without a new
+// message: a session whose last run stopped before its end (killed, the
+// step limit) goes on with task, the task that run had, which the
+// guards and the gate judge by.
+func (a *Agent) Continue(ctx context.Context, task string) Outcome { return a.work(ctx, task, false) }
+
+func (a *Agent) work(ctx context.Context, task string, add bool) Outcome {
 	start := time.Now()
 	if a.cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -89,9 +98,14 @@ func (a *Agent) Run(ctx context.Context, task string) Outcome {
 	if isQuestion(task) {
 		a.useTools(a.questionTools)
 	}
-	a.add(chat.Message{Role: "user", Content: task})
+	reason := "continued"
+	if add {
+		a.add(chat.Message{Role: "user", Content: task})
+		reason = ""
+	}
 	setup, _ := json.Marshal(a.setup)
-	a.emit(transcript.Event{Kind: transcript.KindTask, Task: task, Workspace: a.cfg.ws.Root(), Detail: a.gate.Check, Settings: setup})
+	a.emit(transcript.Event{Kind: transcript.KindTask, Task: task, Workspace: a.cfg.ws.Root(), Detail: a.gate.Check, Settings: setup, Reason: reason})
+	a.recordHistory()
 	out := a.steps(ctx)
 	out.Wall = time.Since(start)
 	a.emit(transcript.Event{Kind: transcript.KindOutcome, Outcome: string(out.Kind), Reason: out.Reason, Detail: out.String()})
@@ -105,7 +119,9 @@ func (a *Agent) steps(ctx context.Context) Outcome {
 			return a.end(Cancelled, "", err)
 		}
 		a.step++
-		if out, done := a.runStep(ctx); done {
+		out, done := a.runStep(ctx)
+		a.stepEnded()
+		if done {
 			return out
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopagent/loop/agent/callformat"
+	"github.com/loopagent/loop/agent/chat"
 
 	"github.com/loopagent/loop/agent/fewshot"
 	"github.com/loopagent/loop/agent/model"
@@ -67,6 +68,10 @@ type Settings struct {
 	// copies an example's value which the conversation never mentions
 	// does not run: it goes back as a bad reply ("copied").
 	FewShot fewshot.Shots
+	// History seeds the conversation with the messages of an earlier run
+	// (a continued session, agent/session): they follow the few-shot
+	// examples, and the first Run or Continue adds to them.
+	History []chat.Message
 
 	// NoContext turns context management off: no cap on entry, no
 	// compaction; the run fails when the context is full. Context, when
@@ -119,6 +124,9 @@ type Settings struct {
 	OnDelta func(step int, d callformat.Delta)
 	// OnPrefill hears how far a step's prompt prefill is.
 	OnPrefill func(step, done, total int)
+	// OnStepEnd is called at the end of each step, after its events: a
+	// session saves the model's KV state there.
+	OnStepEnd func(step int)
 }
 
 // config is what New assembled: the settings, the model and the parts

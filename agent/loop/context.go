@@ -51,6 +51,14 @@ func (a *Agent) newWindow() error {
 			return fmt.Errorf("loop: the few-shot examples: %w", err)
 		}
 	}
+	for _, m := range a.cfg.History {
+		if err := a.window.Append(m); err != nil {
+			return fmt.Errorf("loop: the history to continue: %w", err)
+		}
+		for _, c := range m.ToolCalls {
+			a.ids[c.ID] = true
+		}
+	}
 	return nil
 }
 

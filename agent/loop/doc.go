@@ -47,5 +47,10 @@
 //
 // An Agent keeps its conversation: Run again continues it (the
 // interactive mode of `loop run`), and the model's prompt cache stays warm
-// because the history only grows.
+// because the history only grows. At the end of each step a history event
+// records what changed in it, so that the transcript rebuilds it
+// (transcript.Conversation); Settings.History seeds a new Agent with such
+// a conversation, and Continue goes on with an unfinished task without a
+// new message (a continued session, agent/session). Settings.OnStepEnd
+// hears each step's end, where a session saves the model's KV state.
 package loop

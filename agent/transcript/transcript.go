@@ -14,7 +14,9 @@
 //	w.Emit(transcript.Event{Kind: transcript.KindTask, Task: "fix the test"})
 //
 // Read reads a transcript back; Replies gives its raw model outputs, which
-// `loop replay` runs again through today's parser and loop.
+// `loop replay` runs again through today's parser and loop, and
+// Conversation the conversation its history events hold, from which a
+// continued session starts (agent/session).
 package transcript
 
 import (
@@ -48,6 +50,8 @@ const (
 	KindOutcome  = "outcome"  // the run ends
 	KindTiming   = "timing"   // where a step's time went
 	KindCompact  = "compact"  // the context manager compacted the history
+	KindHistory  = "history"  // the conversation changed: the messages from From on
+	KindSession  = "session"  // the run belongs to a session: its id, and what its start restored
 )
 
 // Event is one thing that happened in a run. Only the fields of its kind
@@ -93,6 +97,15 @@ type Event struct {
 	Ms      float64        `json:"ms,omitempty"`
 
 	Timing *StepTiming `json:"timing,omitempty"`
+
+	// History holds the conversation after the system prompt and the
+	// few-shot examples from message From on, as it stands at the end of
+	// a step: a JSON array of chat messages, kept as written so that a
+	// null content stays null. Conversation rebuilds the conversation.
+	History json.RawMessage `json:"history,omitempty"`
+	From    int             `json:"from,omitempty"`
+	// Session is the id of the session the run belongs to.
+	Session string `json:"session,omitempty"`
 
 	Class   string `json:"class,omitempty"`
 	Outcome string `json:"outcome,omitempty"`
@@ -211,6 +224,30 @@ func Read(r io.Reader) ([]Event, error) {
 		out = append(out, e)
 	}
 	return out, sc.Err()
+}
+
+// Conversation rebuilds the conversation from the history events of one
+// or more runs in order: each replaces the messages from its From on. A
+// From past the end, which no transcript of loop's writes, is an error.
+func Conversation(events []Event) ([]chat.Message, error) {
+	var msgs []chat.Message
+	for _, e := range events {
+		if e.Kind != KindHistory {
+			continue
+		}
+		if e.From < 0 || e.From > len(msgs) {
+			return nil, fmt.Errorf("transcript: a history event of step %d starts at message %d of %d", e.Step, e.From, len(msgs))
+		}
+		var added []chat.Message
+		if len(e.History) > 0 {
+			var err error
+			if added, err = chat.ParseMessages(e.History); err != nil {
+				return nil, fmt.Errorf("transcript: a history event of step %d: %w", e.Step, err)
+			}
+		}
+		msgs = append(msgs[:e.From:e.From], added...)
+	}
+	return msgs, nil
 }
 
 // Replies returns the raw outputs of the model, in order, with their finish

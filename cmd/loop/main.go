@@ -61,6 +61,7 @@ var commands = []command{
 	{"chat", "complete a chat with tools: render, generate under the call grammar, parse, validate", runChat},
 	{"accumulate", "join a streamed chat completion (llama-server's or loop chat --sse) as a client does, and check its calls", runAccumulate},
 	{"run", "run the agent on a task in a workspace (or read tasks from standard input)", runRun},
+	{"sessions", "list this workspace's sessions: time, task, outcome, steps, disk use (continue one with loop run --continue or --resume ID)", runSessions},
 	{"replay", "run a transcript's model outputs again through today's parser and loop", runReplay},
 	{"lint", "check tool definitions: descriptions, parameters, nesting, overlaps, schema rules", runLint},
 	{"context-plan", "print the context settings derived from each window size", runContextPlan},

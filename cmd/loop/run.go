@@ -48,6 +48,7 @@ type runFlags struct {
 	guards     loop.Guards
 	sandbox    sandboxFlags
 	mcp        mcpFlags
+	session    sessionFlags
 }
 
 func (f *runFlags) registerAll(fs *pflag.FlagSet) {
@@ -82,6 +83,7 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.guards.NoPaths, "no-paths", false, "let read_file and edit_file name any path, not only the workspace's files, in the call grammar")
 	f.sandbox.register(fs)
 	f.mcp.register(fs)
+	f.session.register(fs)
 }
 
 // runRun is `loop run`: the agent on a task, or, without one, on each line
@@ -100,6 +102,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	task := strings.Join(fs.Args(), " ")
 	if fs.NArg() > 0 && strings.TrimSpace(task) == "" {
 		return usagef("the task is empty: give a task, or none to read tasks from standard input")
+	}
+	if err := f.session.open(f.dir); err != nil {
+		return err
 	}
 	if err := f.mcp.start(ctx, f.dir, stderr); err != nil {
 		return err
@@ -130,6 +135,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer sinks.close(stderr)
+	defer f.session.close(stderr)
+	if last, ok := f.session.begin(sinks.multi, task, stderr); ok {
+		return outcomeError(a.Continue(ctx, last))
+	}
 	if task != "" {
 		return outcomeError(a.Run(ctx, task))
 	}
@@ -267,6 +276,10 @@ func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.W
 	}
 	sinks, err := f.sinks(stdout, stderr)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.session.wire(&s, m, sinks); err != nil {
+		sinks.close(stderr)
 		return nil, nil, err
 	}
 	s.Sink = sinks.multi

@@ -19,5 +19,17 @@ func TestMain(m *testing.M) {
 		main()
 	}
 	sandbox.Main()
+	if os.Getenv("LOOP_SESSIONS") == "" {
+		// Every loop run is a session: keep the tests' sessions and KV
+		// states out of the user's cache.
+		dir, err := os.MkdirTemp("", "loop-sessions-")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("LOOP_SESSIONS", dir)
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
 	os.Exit(m.Run())
 }

@@ -152,3 +152,29 @@ func TestMeasurementSitsOnTop(t *testing.T) {
 		t.Errorf("found %d of the packages %v", found, top)
 	}
 }
+
+// TestSessionsKnowNoEngine: agent/session keeps files (transcripts, KV
+// states as bytes with their key) and reaches the model only through
+// model.StateKeeper; the agent loop does not know sessions exist.
+func TestSessionsKnowNoEngine(t *testing.T) {
+	const sess = module + "/agent/session"
+	banned := []string{module + "/llama", module + "/engine", module + "/agent/local", module + "/agent/loop"}
+	found := false
+	for _, p := range listPackages(t) {
+		if p.ImportPath == module+"/agent/loop" && slices.Contains(p.Deps, sess) {
+			t.Errorf("package %s depends on %s", p.ImportPath, sess)
+		}
+		if p.ImportPath != sess {
+			continue
+		}
+		found = true
+		for _, b := range banned {
+			if slices.Contains(p.Deps, b) {
+				t.Errorf("package %s depends on %s", p.ImportPath, b)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no package %s", sess)
+	}
+}
