@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/internal/testmodels"
 )
@@ -22,12 +25,20 @@ import (
 func TestCallsValidate(t *testing.T) {
 	s := getSample(t)
 	for i, c := range s.chats {
-		if string(c.Tools) != string(tools.Default().Definitions()) {
-			t.Fatalf("chat %d: tools differ from tools.Default().Definitions()", i)
-		}
 		defs, err := chat.ParseTools(c.Tools)
 		if err != nil {
 			t.Fatal(err)
+		}
+		var names []string
+		for _, d := range defs {
+			names = append(names, d.Name)
+		}
+		if string(c.Tools) != string(tools.Default().Definitions(names...)) {
+			t.Fatalf("chat %d: tools differ from tools.Default().Definitions(%v)", i, names)
+		}
+		writes := slices.Contains(names, "edit_file") && slices.Contains(names, "write_file")
+		if task := s.tasks[i]; task.Family == "report" && writes || task.Want == loop.Verified && !writes {
+			t.Errorf("%s task %d (%q) was offered %v", task.Family, task.Seed, task.Text, names)
 		}
 		v, err := validate.New(defs)
 		if err != nil {
@@ -47,7 +58,8 @@ func TestCallsValidate(t *testing.T) {
 // TestEditsMatchOnce replays the edits of every chat on the task's files:
 // the old_string of an edit that succeeded occurs exactly once in the file
 // at that moment, and the one of an edit that failed (the recover family's
-// first try) does not occur at all.
+// first try) does not occur at all, or more than once where the tool says
+// so.
 func TestEditsMatchOnce(t *testing.T) {
 	s := getSample(t)
 	failed := 0
@@ -69,7 +81,7 @@ func TestEditsMatchOnce(t *testing.T) {
 				n := strings.Count(files[p.Path], p.OldString)
 				if strings.HasPrefix(result, "edit_file: ") {
 					failed++
-					if n != 0 {
+					if twice := strings.Contains(result, "old_string occurs "); twice && n < 2 || !twice && n != 0 {
 						t.Errorf("%s task %d: failed edit's old_string %q occurs %d times in %s", s.tasks[i].Family, s.tasks[i].Seed, p.OldString, n, p.Path)
 					}
 					continue
@@ -141,8 +153,8 @@ func TestRoundTrip(t *testing.T) {
 // planned is an error: a fix that never runs the tests ends unverified.
 func TestBadRunFails(t *testing.T) {
 	for i := 0; ; i++ {
-		task := makeTask(families[1], trainSeed(5, i))
-		if task.Replies[0] != readFile(task.Files[1].Path) {
+		task := makeTask(families[1], trainSeed(5, i), trainShapes, 4096)
+		if task.Variant != "named" || toolOf(task.Replies[0]) != "read_file" {
 			continue
 		}
 		task.Replies = []string{task.Replies[0], task.Replies[1], task.Replies[3]} // read, edit, answer
@@ -161,7 +173,12 @@ func TestHeldOutFiles(t *testing.T) {
 	if _, err := g.writeHeldOut(context.Background(), dir, 10, 4); err != nil {
 		t.Fatal(err)
 	}
-	for k, name := range []string{"000-read", "001-restraint", "002-read", "003-restraint"} {
+	held := g.heldOutTasks(10, 4)
+	for k, want := range held {
+		name := fmt.Sprintf("%03d-%s-%s", k, want.Shape, want.Family)
+		if isHeldOutShape(want.Shape) != (k >= 2) {
+			t.Errorf("held-out task %d has shape %s, want a held-out shape for the second round of families only", k, want.Shape)
+		}
 		b, err := os.ReadFile(filepath.Join(dir, name, "task.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -170,7 +187,6 @@ func TestHeldOutFiles(t *testing.T) {
 		if err := json.Unmarshal(b, &tf); err != nil {
 			t.Fatal(err)
 		}
-		want := g.heldOutTasks(10, 4)[k]
 		if tf.Task != want.Text || tf.Seed != want.Seed || tf.Seed&heldOutBit == 0 || tf.Answer != want.Answer {
 			t.Errorf("%s: task.json %+v, want task %q seed %#x", name, tf, want.Text, want.Seed)
 		}

@@ -10,9 +10,10 @@ import (
 // off-by-one or a wrong operator, and its test fails. A task that names
 // the file is read, edited, tested and answered; a task that only says the
 // tests fail starts with the tests, whose failure names the function.
-func fixTask(r *rand.Rand) Task {
-	p := newPackage(r, 2)
+func fixTask(r *rand.Rand, e env) Task {
+	p := newPackage(r, 2, e)
 	b, path := p.bug(), p.source()
+	show, decl := showFunc(e, path, p.content(path), b.fn)
 	edit := editFile(path, b.bad, b.good)
 	answer := pick(r, []string{
 		"Fixed " + b.fn + " in " + path + ": " + b.fixed + ". The tests pass.",
@@ -26,9 +27,10 @@ func fixTask(r *rand.Rand) Task {
 			"Fix the " + b.kind + " bug in " + b.fn + " in " + path + ".",
 			"The test of " + b.fn + " fails. Fix the bug in " + path + " and run the tests.",
 		})
-		t.Replies = []string{readFile(path), edit, shell(goTest), answer}
-		t.FirstTool = "read_file"
-		t.Grounds = []string{b.bad}
+		t.Replies = append(show, edit, shell(goTest), answer)
+		t.FirstTool = toolOf(show[0])
+		t.Grounds = []string{decl, firstLine(b.bad)}
+		t.Variant = "named"
 		return t
 	}
 	t.Text = pick(r, []string{
@@ -36,16 +38,17 @@ func fixTask(r *rand.Rand) Task {
 		"go test fails in this package; fix it.",
 		"Make the tests pass.",
 	})
-	t.Replies = []string{shell(goTest), readFile(path), edit, shell(goTest), answer}
+	t.Replies = append(append([]string{shell(goTest)}, show...), edit, shell(goTest), answer)
 	t.FirstTool = "shell"
-	t.Grounds = []string{"--- FAIL: " + b.testName, b.failure, b.bad}
+	t.Grounds = []string{"--- FAIL: " + b.testName, b.failure, firstLine(b.bad)}
+	t.Variant = "tests"
 	return t
 }
 
 // failingTask is the family that runs the tests and reports the failing
 // one, with what it printed, and changes nothing.
-func failingTask(r *rand.Rand) Task {
-	p := newPackage(r, 3)
+func failingTask(r *rand.Rand, e env) Task {
+	p := newPackage(r, 3, e)
 	b := p.bug()
 	return Task{
 		Files: p.files(),

@@ -55,18 +55,34 @@ func (s settings) question(r *rand.Rand, file string) question {
 
 // readTask is the read-and-answer family: one read_file call, then the
 // answer, from a Go file of settings or a JSON config.
-func readTask(r *rand.Rand) Task {
-	pkg := pick(r, packages)
-	files := []File{{"go.mod", "module " + pkg + "\n\ngo 1.22\n"}}
+func readTask(r *rand.Rand, e env) Task {
+	p := emptyPackage(r, e)
+	files := append([]File{{"go.mod", "module " + p.module + "\n\ngo 1.22\n"}}, p.extras...)
 	if r.IntN(3) == 0 {
-		return configTask(r, files)
+		t := configTask(r, files)
+		t.Variant = "json"
+		return t
 	}
+	pkg := pkgName(p.dir, p.module)
 	s := newSettings(r, pkg)
-	file := pick(r, []string{"config.go", "settings.go", "limits.go", "defaults.go"})
-	files = append(files, File{file, s.source()}, File{"doc.go", "// Package " + pkg + " is the " + s.ret + " service.\npackage " + pkg + "\n"})
+	file := p.pathOf(pick(r, []string{"config.go", "settings.go", "limits.go", "defaults.go"}))
+	files = append(files, File{file, s.source()})
+	if doc := p.pathOf("doc.go"); !hasFile(files, doc) {
+		files = append(files, File{doc, "// Package " + pkg + " is the " + s.ret + " service.\npackage " + pkg + "\n"})
+	}
 	q := s.question(r, file)
 	return Task{Files: files, Text: q.q, Replies: []string{readFile(file), q.a}, Want: loop.Done,
-		Answer: q.re, FirstTool: "read_file", Grounds: []string{q.line}}
+		Answer: q.re, FirstTool: "read_file", Grounds: []string{q.line}, Variant: "go"}
+}
+
+// hasFile reports whether files holds one at path p.
+func hasFile(files []File, p string) bool {
+	for _, f := range files {
+		if f.Path == p {
+			return true
+		}
+	}
+	return false
 }
 
 // configTask asks about a JSON config file.

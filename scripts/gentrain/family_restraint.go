@@ -11,8 +11,8 @@ import (
 // restraintTask is the family that needs no tool: a question about Go or
 // about the conversation, answered at once, in a workspace that has files
 // the model must leave alone.
-func restraintTask(r *rand.Rand) Task {
-	p := newPackage(r, 2)
+func restraintTask(r *rand.Rand, e env) Task {
+	p := newPackage(r, 2, e)
 	q, a, re := restraintQuestion(r)
 	return Task{Files: p.files(), Text: q, Replies: []string{a}, Want: loop.Done, Answer: re, NoTool: true}
 }

@@ -28,7 +28,7 @@ type generator struct {
 // that the tasks are the same whatever the share.
 func (g generator) trainTask(i int) Task {
 	seed := trainSeed(g.seed, i)
-	t := makeTask(g.fams[i%len(g.fams)], seed)
+	t := makeTask(g.fams[i%len(g.fams)], seed, trainShapes, g.window)
 	return withRetry(t, rand.New(rand.NewPCG(seed, 0x7265747279)), g.retry) // "retry"
 }
 
@@ -100,8 +100,10 @@ func (g generator) writeChats(ctx context.Context, path string, n int, tmpl stri
 }
 
 // heldOutTasks are the held-out tasks: n tasks of seeds from the held-out
-// range, the families in turn, skipping any whose problem (fingerprint)
-// one of the first nTrain training tasks has.
+// range, the families in turn, in the training shapes and the held-out
+// shapes by turns (a family's tasks alternate between the two), skipping
+// any whose problem (fingerprint) one of the first nTrain training tasks
+// has.
 func (g generator) heldOutTasks(nTrain, n int) []Task {
 	seen := map[string]bool{}
 	for i := range nTrain {
@@ -109,7 +111,12 @@ func (g generator) heldOutTasks(nTrain, n int) []Task {
 	}
 	var out []Task
 	for j := 0; len(out) < n; j++ {
-		t := makeTask(g.fams[len(out)%len(g.fams)], heldOutSeed(g.seed, j))
+		k := len(out)
+		sh := trainShapes
+		if k/len(g.fams)%2 == 1 {
+			sh = heldShapes
+		}
+		t := makeTask(g.fams[k%len(g.fams)], heldOutSeed(g.seed, j), sh, g.window)
 		if fp := t.fingerprint(); !seen[fp] {
 			seen[fp] = true
 			out = append(out, t)
@@ -122,7 +129,11 @@ func (g generator) heldOutTasks(nTrain, n int) []Task {
 type taskFile struct {
 	Family string `json:"family"`
 	Seed   uint64 `json:"seed"`
-	Task   string `json:"task"`
+	// Shape is the workspace's shape; HeldOutShape says no training chat
+	// has one of its shape.
+	Shape        string `json:"shape"`
+	HeldOutShape bool   `json:"held_out_shape,omitempty"`
+	Task         string `json:"task"`
 	// Check is the command that must pass in the workspace after the run
 	// ("" when the task changes nothing).
 	Check string `json:"check,omitempty"`
@@ -140,7 +151,7 @@ type taskFile struct {
 }
 
 // writeHeldOut writes the held-out tasks into dir, one directory each,
-// NNN-family/task.json beside NNN-family/workspace/, the files the agent
+// NNN-shape-family/task.json beside NNN-shape-family/workspace/, the files the agent
 // works on (apart, so that the agent never reads the expected answer),
 // after checking that the ideal replies solve each task.
 func (g generator) writeHeldOut(ctx context.Context, dir string, nTrain, n int) (int, error) {
@@ -148,7 +159,7 @@ func (g generator) writeHeldOut(ctx context.Context, dir string, nTrain, n int) 
 		if _, err := transcriptOf(ctx, t, g.window); err != nil {
 			return k, err
 		}
-		td := filepath.Join(dir, fmt.Sprintf("%03d-%s", k, t.Family))
+		td := filepath.Join(dir, fmt.Sprintf("%03d-%s-%s", k, t.Shape, t.Family))
 		if err := writeFiles(filepath.Join(td, "workspace"), t.Files); err != nil {
 			return k, err
 		}
@@ -156,7 +167,7 @@ func (g generator) writeHeldOut(ctx context.Context, dir string, nTrain, n int) 
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		err := enc.Encode(taskFile{Family: t.Family, Seed: t.Seed, Task: t.Text, Check: t.Check, Answer: t.Answer,
+		err := enc.Encode(taskFile{Family: t.Family, Seed: t.Seed, Shape: t.Shape, HeldOutShape: isHeldOutShape(t.Shape), Task: t.Text, Check: t.Check, Answer: t.Answer,
 			FirstTool: t.FirstTool, NoTool: t.NoTool, Outcome: string(t.Want), Reference: t.Replies})
 		if err != nil {
 			return k, err

@@ -23,6 +23,7 @@ type bug struct {
 	failure  string // what the test prints against the buggy code
 	symptom  string // what the user sees: "skips the first value"
 	fixed    string // what the fix did, for the answer
+	param    string // a parameter the function uses on several lines ("" if none)
 }
 
 // source is the function with its bug, or fixed.
@@ -36,13 +37,22 @@ func (b bug) source(buggy bool) string {
 // bugMaker makes one kind of bug. small says the function has a one-line
 // body, so that it fits beside another in a file read whole.
 type bugMaker struct {
-	make  func(r *rand.Rand) bug
+	make  func(r *rand.Rand, e env) bug
 	small bool
 }
 
 var bugMakers = []bugMaker{
-	{sumBug, false}, {countBug, false}, {maxBug, false}, {rangeBug, false},
-	{costBug, true}, {lastBug, true}, {ageBug, true},
+	{short(sumBug), false}, {short(countBug), false}, {short(maxBug), false}, {short(rangeBug), false},
+	{short(costBug), true}, {short(lastBug), true}, {short(ageBug), true},
+	{levelBug, false}, {feeBug, false},
+}
+
+// The indices of the ladders in bugMakers.
+const ladderLevel, ladderFee = 7, 8
+
+// short makes a bug whose function's size does not depend on the window.
+func short(f func(r *rand.Rand) bug) func(*rand.Rand, env) bug {
+	return func(r *rand.Rand, _ env) bug { return f(r) }
 }
 
 // sliceTest is the test of a function of one []int.
@@ -78,7 +88,7 @@ func sumBug(r *rand.Rand) bug {
 		src: "// " + fn + " returns the sum of " + v + ".\nfunc " + fn + "(" + v + " []int) int {\n\ttotal := 0\n\tLINE\n\t\ttotal += " + v + "[i]\n\t}\n\treturn total\n}",
 		bad: strings.Replace(loop, "%d", "1", 1), good: strings.Replace(loop, "%d", "0", 1),
 		guess: "for i := 1; i < len(" + vs[1] + "); i++ {", guessFix: "for i := 0; i < len(" + vs[1] + "); i++ {",
-		testName: "Test" + fn, test: test, failure: failure,
+		testName: "Test" + fn, test: test, failure: failure, param: v,
 		symptom: "skips the first value", fixed: "the loop started at 1 and skipped the first value; it now starts at 0"}
 }
 
@@ -94,6 +104,7 @@ func countBug(r *rand.Rand) bug {
 		bad: "if x >= limit {", good: "if x > limit {",
 		guess: "if x >= threshold {", guessFix: "if x > threshold {",
 		testName: "Test" + fn, test: test, failure: failure,
+		param:   v,
 		symptom: "also counts the values equal to limit", fixed: "it compared with >= and counted the values equal to limit; it now uses >"}
 }
 
@@ -108,6 +119,7 @@ func maxBug(r *rand.Rand) bug {
 		bad: "if x < m {", good: "if x > m {",
 		guess: "if x < max {", guessFix: "if x > max {",
 		testName: "Test" + fn, test: test, failure: failure,
+		param:   v,
 		symptom: "returns the smallest value", fixed: "the comparison was <, so it kept the smallest value; it is now >"}
 }
 
@@ -162,53 +174,6 @@ func ageBug(r *rand.Rand) bug {
 		guess: "return years > " + itoa(n), guessFix: "return years >= " + itoa(n),
 		testName: "Test" + fn, test: test, failure: failure,
 		symptom: "is false for exactly " + itoa(n), fixed: "it used >, so age " + itoa(n) + " was refused; it now uses >="}
-}
-
-// goPackage is a small Go module: a go.mod, one source file of functions,
-// one of which has a bug, and a test file with a test for each.
-type goPackage struct {
-	name  string // module and package name
-	funcs []bug
-	buggy int // index of the function with the bug
-}
-
-// newPackage draws a package of n functions: one with a bug, of any
-// kind, and n-1 one-line functions without, in a random order. With n <= 2
-// the source file is at most 17 lines, short enough for one read_file
-// call.
-func newPackage(r *rand.Rand, n int) goPackage {
-	p := goPackage{name: pick(r, packages)}
-	first := r.IntN(len(bugMakers))
-	p.funcs = append(p.funcs, bugMakers[first].make(r))
-	for _, k := range r.Perm(len(bugMakers)) {
-		if len(p.funcs) < n && k != first && bugMakers[k].small {
-			p.funcs = append(p.funcs, bugMakers[k].make(r))
-		}
-	}
-	buggy := p.funcs[0].fn
-	r.Shuffle(len(p.funcs), func(i, j int) { p.funcs[i], p.funcs[j] = p.funcs[j], p.funcs[i] })
-	p.buggy = slices.IndexFunc(p.funcs, func(b bug) bool { return b.fn == buggy })
-	return p
-}
-
-// bug is the function with the bug.
-func (p goPackage) bug() bug { return p.funcs[p.buggy] }
-
-// source is the name of the source file.
-func (p goPackage) source() string { return p.name + ".go" }
-
-// files are the package's files, with the bug.
-func (p goPackage) files() []File {
-	var src, tests []string
-	for i, b := range p.funcs {
-		src = append(src, b.source(i == p.buggy))
-		tests = append(tests, b.test)
-	}
-	return []File{
-		{"go.mod", "module " + p.name + "\n\ngo 1.22\n"},
-		{p.source(), gofmt("package " + p.name + "\n\n" + strings.Join(src, "\n\n") + "\n")},
-		{p.name + "_test.go", gofmt("package " + p.name + "\n\nimport \"testing\"\n\n" + strings.Join(tests, "\n\n") + "\n")},
-	}
 }
 
 // gofmt formats Go source as gofmt does; the generator's source is always

@@ -18,22 +18,55 @@
 // The output is one chat per line, {"messages": [...], "tools": [...]},
 // in the OpenAI shape of agent/chat's Message and the tools' definitions
 // exactly as the loop offers them; chat.ParseMessages and chat.ParseTools
-// read them back. The held-out tasks are one directory each, with the
-// workspace's files and a task.json (see heldOut).
+// read them back. The held-out tasks are one directory each,
+// NNN-SHAPE-FAMILY, with the workspace's files, a task.json and a
+// scenario.json for loop eval (see writeHeldOut).
 //
 // The families (--families, default all): read (read a file and answer),
 // fix (fix an off-by-one or a wrong operator and run go test ./...),
 // failing (run the tests and report the failing one), restraint (answer
-// without any tool) and recover (recover from a read of a missing file or
-// an edit whose old_string does not match). Chat i belongs to family i mod
-// the number of families.
+// without any tool), recover (recover from each error a tool returns: a
+// read of a missing file, an edit whose old_string does not match, one
+// whose old_string occurs twice, a command the shell refuses, and an edit
+// that breaks the build), twofiles (a fix across two files), rename
+// (rename a parameter through a function), addfunc (add the function a
+// failing test calls), newtest (write a new test with write_file) and
+// report (answer a question about the code without editing: the task
+// reads as a question, so the agent offers no tool that writes files, and
+// the chat shows the tools it offered). Chat i belongs to family i mod the
+// number of families. A call that a model should not have written (a
+// refused sudo, an edit that repeats text found twice, one that breaks the
+// build) is written "weight": 0: shown, not trained.
+//
+// Edits that copy: a ladder (a function of one case per threshold) is
+// fixed or renamed by one edit of the whole function, whose old_string and
+// new_string span 10 lines and more of the file just read, up to 40 or
+// what read_file shows at the window: 15 lines at -c 4096, 34 at 8192, 40
+// from 16384.
+//
+// Workspace shapes (shape.go): each task's workspace has a shape, drawn
+// apart from its family: flat (one file at the module root), split (one
+// file per function, doc.go), nested (github.com module, the package in
+// internal/NAME, a cmd/NAME/main.go and a README), long (one file with up
+// to 6 more functions, read through grep and a read of the function's
+// lines when it is longer than one read) and cluttered (no doc comments,
+// a generic file name, README, Makefile, testdata and a util/ package the
+// task never touches). pkgdir (example.com module, pkg/NAME, one file per
+// function, docs/ and scripts/) and monolith (gitlab.com module, lib/NAME,
+// one long NAME_impl.go, cmd/, CHANGELOG.md) are held out: no training
+// chat has them, nor their directories, hosts or file names; the held-out
+// tasks take them for every second round of the families (task.json's
+// held_out_shape) and the training shapes for the others.
 //
 // Lengths: the system prompt and the six tools' definitions, which every
-// chat begins with, are 960 tokens with the Qwen vocabulary; the chats of
-// --seed 1 are 982 to 1,449 tokens (median 1,105). The tools' limits
-// follow -c as in `loop run`: at the default 4096, read_file returns 19
-// lines, and every file the replies read whole is shorter (the generator
-// checks it).
+// chat begins with, are 960 tokens with the Qwen vocabulary (fewer for a
+// question, which is offered no tool that writes). The 300 chats of
+// --seed 1 --retry-share 0.3 are 737 to 2,052 Qwen tokens (median 1,393);
+// with the training base's pruned 8K vocabulary 836 to 2,408 (median
+// 1,619). The tools' limits follow -c as in `loop run`: at the default
+// 4096, read_file returns 19 lines, and every file the replies read whole
+// fits one read (the generator checks it); a longer file is read through
+// grep and a read_file of the function's lines.
 //
 // Seeds: chat i of --seed S is task seed S<<32 | i; held-out task j is
 // S<<32 | 1<<31 | j, a range no training chat uses. Held-out tasks whose

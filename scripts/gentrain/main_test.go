@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/sandbox"
+	"golang.org/x/sync/errgroup"
 )
 
 func TestMain(m *testing.M) {
@@ -37,23 +40,60 @@ var (
 	sampleErr  error
 )
 
-// perFamily is how many tasks of each family the sample holds: enough to
-// meet every variant of a family at least once (the tests check it).
-const perFamily = 6
+// wantVariants are the variants of each family (Task.Variant): the sample
+// holds one task of each, and of each training shape.
+var wantVariants = map[string][]string{
+	"read":      {"go", "json"},
+	"fix":       {"named", "tests"},
+	"failing":   {""},
+	"restraint": {""},
+	"recover":   {"missing", "missing-grep", "mismatch", "notunique", "refused-push", "refused-sudo", "retest"},
+	"twofiles":  {""},
+	"rename":    {"copy", "short"},
+	"addfunc":   {"edit", "write"},
+	"newtest":   {"read_file", "grep"},
+	"report":    {"why", "where"},
+}
+
+// sampleSearch is how many training tasks the sample looks through for
+// the variants and shapes.
+const sampleSearch = 2000
 
 func getSample(t *testing.T) sample {
 	t.Helper()
 	sampleOnce.Do(func() {
 		g := generator{fams: families, seed: 3, window: 4096}
-		for i := range perFamily * len(families) {
+		seen := map[string]bool{}
+		var picked []Task
+		for i := range sampleSearch {
 			task := g.trainTask(i)
-			c, err := transcriptOf(context.Background(), task, g.window)
-			if err != nil {
-				sampleErr = err
-				return
+			v, sh := task.Family+":"+task.Variant, "shape:"+task.Shape
+			if seen[v] && seen[sh] {
+				continue
 			}
-			theSample.tasks = append(theSample.tasks, task)
-			theSample.chats = append(theSample.chats, c)
+			seen[v], seen[sh] = true, true
+			picked = append(picked, task)
+		}
+		for f, vs := range wantVariants {
+			for _, v := range vs {
+				if !seen[f+":"+v] {
+					sampleErr = fmt.Errorf("no %s task of variant %q in %d training tasks", f, v, sampleSearch)
+					return
+				}
+			}
+		}
+		chats := make([]Chat, len(picked))
+		eg, ctx := errgroup.WithContext(context.Background())
+		eg.SetLimit(chatWorkers)
+		for i, task := range picked {
+			eg.Go(func() error {
+				c, err := transcriptOf(ctx, task, g.window)
+				chats[i] = c
+				return err
+			})
+		}
+		if sampleErr = eg.Wait(); sampleErr == nil {
+			theSample = sample{tasks: picked, chats: chats}
 		}
 	})
 	if sampleErr != nil {
@@ -65,19 +105,20 @@ func getSample(t *testing.T) sample {
 // TestDeterministic generates the same chats twice from one seed and
 // compares the bytes; another seed gives other chats.
 func TestDeterministic(t *testing.T) {
-	gen := func(seed uint64) []byte {
+	gen := func(seed uint64, n int) []byte {
 		var b bytes.Buffer
 		g := generator{fams: families, seed: seed, window: 4096}
-		if _, err := g.chats(context.Background(), &b, len(families), &renderer{}); err != nil {
+		if _, err := g.chats(context.Background(), &b, n, &renderer{}); err != nil {
 			t.Fatal(err)
 		}
 		return b.Bytes()
 	}
-	a, b := gen(11), gen(11)
+	a, b := gen(11, len(families)), gen(11, len(families))
 	if !bytes.Equal(a, b) {
 		t.Errorf("seed 11 gave different bytes on a second run:\n%s", cmp.Diff(string(a), string(b)))
 	}
-	if bytes.Equal(a, gen(12)) {
+	first := func(b []byte) []byte { return b[:bytes.IndexByte(b, '\n')] }
+	if bytes.Equal(first(a), first(gen(12, 1))) {
 		t.Errorf("seeds 11 and 12 gave the same chats")
 	}
 }
@@ -139,20 +180,22 @@ func TestFamiliesEnd(t *testing.T) {
 			t.Errorf("%s task %d: answer %q does not match %q", task.Family, task.Seed, last.Content, task.Answer)
 		}
 		names := callNames(msgs)
-		variants[task.Family+":"+strings.Join(names, ",")] = true
-		edited := slices.Contains(names, "edit_file")
+		// A grep that finds a function for the read after it is part of
+		// that read.
+		variants[task.Family+":"+strings.ReplaceAll(strings.Join(names, ","), "grep,read_file", "read_file")] = true
+		edited := slices.Contains(names, "edit_file") || slices.Contains(names, "write_file")
 		switch {
 		case task.Family == "restraint":
 			if len(msgs) != 3 {
 				t.Errorf("restraint task %d has %d messages, want system, user, answer", task.Seed, len(msgs))
 			}
 		case edited:
-			cmd, result := lastShell(msgs)
-			if cmd != goTest || !strings.HasPrefix(result, "exit code 0\nok  \t") {
+			cmd, result := lastShell(msgs, goTest)
+			if cmd != goTest || !strings.HasPrefix(result, "exit code 0\n") || !strings.Contains("\n"+result, "\nok  \t") {
 				t.Errorf("%s task %d: last command %q gave %q, want a passing go test ./...", task.Family, task.Seed, cmd, result)
 			}
-		case task.Family == "failing":
-			if _, result := lastShell(msgs); !strings.HasPrefix(result, "exit code 1\n--- FAIL: ") {
+		case task.Family == "failing" || task.Variant == "refused-sudo":
+			if _, result := lastShell(msgs, goTest); !strings.HasPrefix(result, "exit code 1\n") || !strings.Contains(result, "\n--- FAIL: ") {
 				t.Errorf("failing task %d: go test gave %q", task.Seed, result)
 			}
 		}
@@ -160,13 +203,18 @@ func TestFamiliesEnd(t *testing.T) {
 			t.Errorf("%s task %d: edited %v, outcome %s", task.Family, task.Seed, edited, task.Want)
 		}
 	}
-	want := []string{
-		"read:read_file", "fix:read_file,edit_file,shell", "fix:shell,read_file,edit_file,shell", "failing:shell", "restraint:",
+	for _, v := range []string{
+		"read:read_file", "fix:read_file,edit_file,shell", "fix:shell,read_file,edit_file,shell",
+		"failing:shell", "restraint:",
 		"recover:read_file,list_files,read_file", "recover:read_file,grep", "recover:edit_file,read_file,edit_file,shell",
-	}
-	for _, v := range want {
+		"recover:read_file,edit_file,edit_file,shell", "recover:shell,shell", "recover:read_file,edit_file,shell,edit_file,shell",
+		"recover:read_file,edit_file,shell,shell",
+		"twofiles:shell,read_file,edit_file,read_file,edit_file,shell", "rename:read_file,edit_file,shell",
+		"addfunc:shell,read_file,write_file,shell", "addfunc:shell,read_file,read_file,edit_file,shell",
+		"newtest:read_file,write_file,shell", "report:shell,read_file", "report:grep",
+	} {
 		if !variants[v] {
-			t.Errorf("no chat of variant %s in the sample; variants: %v", v, variants)
+			t.Errorf("no chat of variant %s in the sample; variants: %v", v, slices.Sorted(maps.Keys(variants)))
 		}
 	}
 }
@@ -182,13 +230,17 @@ func callNames(msgs []chat.Message) []string {
 	return names
 }
 
-// lastShell returns the last shell command of the chat and its result.
-func lastShell(msgs []chat.Message) (command, result string) {
+// lastShell returns the last shell command of the chat that is want and
+// its result.
+func lastShell(msgs []chat.Message, want string) (command, result string) {
 	for i, m := range msgs {
 		for _, c := range m.ToolCalls {
 			if c.Function.Name == "shell" {
 				var a struct{ Command string }
 				json.Unmarshal([]byte(c.Function.Arguments), &a)
+				if a.Command != want {
+					continue
+				}
 				command, result = a.Command, resultOf(msgs[i+1:], c.ID)
 			}
 		}

@@ -54,6 +54,15 @@ func jsonText(v any) string {
 // gives.
 func readFile(path string) string { return call("read_file", arg{"path", path}) }
 
+// readRange reads limit lines of path from line offset.
+func readRange(path string, offset, limit int) string {
+	return call("read_file", arg{"path", path}, arg{"offset", offset}, arg{"limit", limit})
+}
+
+func writeFile(path, content string) string {
+	return call("write_file", arg{"path", path}, arg{"content", content})
+}
+
 func editFile(path, old, new string) string {
 	return call("edit_file", arg{"path", path}, arg{"old_string", old}, arg{"new_string", new})
 }
@@ -65,3 +74,15 @@ func grep(pattern string) string      { return call("grep", arg{"pattern", patte
 // goTest is the check command of a Go module, as gate.DetectCheck finds
 // it and as users run it.
 const goTest = "go test ./..."
+
+// toolOf is the name of the tool a reply calls.
+func toolOf(reply string) string {
+	name, _, _ := strings.Cut(strings.TrimPrefix(reply, "<tool_call>\n{\"name\": \""), "\"")
+	return name
+}
+
+// firstLine is the first line of s, without indentation.
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(l)
+}

@@ -86,6 +86,15 @@ func withRetry(t Task, r *rand.Rand, share float64) Task {
 	}
 	t.Replies = append([]string{broken}, t.Replies...)
 	t.Retries = 1
-	t.UnweightFirst = k.kept
+	unweighted := make([]int, 0, len(t.Unweighted)+1)
+	if k.kept {
+		unweighted = append(unweighted, 0)
+	} else {
+		t.Dropped = 1
+	}
+	for _, u := range t.Unweighted {
+		unweighted = append(unweighted, u+1)
+	}
+	t.Unweighted = unweighted
 	return t
 }

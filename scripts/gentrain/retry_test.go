@@ -16,7 +16,7 @@ import (
 // the written chat marks the kept broken call "weight": 0 and nothing
 // else.
 func TestRetry(t *testing.T) {
-	base := makeTask(families[0], trainSeed(5, 0)) // read
+	base := makeTask(families[0], trainSeed(5, 0), trainShapes, 4096) // read
 	for _, k := range brokenKinds {
 		t.Run(k.name, func(t *testing.T) {
 			broken := k.break_(base.Replies[0])
@@ -25,7 +25,12 @@ func TestRetry(t *testing.T) {
 			}
 			task := base
 			task.Replies = append([]string{broken}, base.Replies...)
-			task.Retries, task.UnweightFirst = 1, k.kept
+			task.Retries = 1
+			if k.kept {
+				task.Unweighted = []int{0}
+			} else {
+				task.Dropped = 1
+			}
 			c, err := transcriptOf(context.Background(), task, 4096)
 			if err != nil {
 				t.Fatal(err)

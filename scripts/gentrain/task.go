@@ -19,8 +19,12 @@ type File struct {
 type Task struct {
 	Family string
 	Seed   uint64
-	Text   string // the user's task
-	Files  []File // the workspace, in the order they are written
+	Shape  string // the workspace's shape (shape.go)
+	// Variant names the task's course within its family (its calls, or
+	// the tool error it recovers from), so that tests can meet each one.
+	Variant string
+	Text    string // the user's task
+	Files   []File // the workspace, in the order they are written
 	// Replies are the ideal model's texts, one per request: Hermes calls,
 	// then a plain final answer.
 	Replies []string
@@ -40,16 +44,20 @@ type Task struct {
 	// Grounds are texts that some tool result must contain: what the
 	// final answer states, as the real tools showed it.
 	Grounds []string
-	// Retries is how many replies the loop must send back (retry.go);
-	// UnweightFirst marks the first assistant message "weight": 0.
-	Retries       int
-	UnweightFirst bool
+	// Retries is how many replies the loop must send back (retry.go).
+	Retries int
+	// Unweighted are the replies (by index) written "weight": 0: shown,
+	// not trained, such as a call that a tool refuses or the loop sends
+	// back. Dropped is how many replies at the start the history does not
+	// keep (a call the loop could not read).
+	Unweighted []int
+	Dropped    int
 }
 
 // family makes the tasks of one family from a seeded generator.
 type family struct {
 	name string
-	make func(r *rand.Rand) Task
+	make func(r *rand.Rand, e env) Task
 }
 
 // families are the task families, in the default order.
@@ -59,6 +67,11 @@ var families = []family{
 	{"failing", failingTask},
 	{"restraint", restraintTask},
 	{"recover", recoverTask},
+	{"twofiles", twoFilesTask},
+	{"rename", renameTask},
+	{"addfunc", addFuncTask},
+	{"newtest", newTestTask},
+	{"report", reportTask},
 }
 
 // familyNames lists the families' names.
@@ -101,12 +114,14 @@ const heldOutBit = 1 << 31
 func trainSeed(s uint64, i int) uint64   { return s<<32 | uint64(i) }
 func heldOutSeed(s uint64, j int) uint64 { return s<<32 | heldOutBit | uint64(j) }
 
-// makeTask makes the task of a seed in a family. The family of item i is
-// fams[i % len(fams)], so every family gets its share.
-func makeTask(f family, seed uint64) Task {
+// makeTask makes the task of a seed in a family, in a workspace shape
+// drawn from shapes, for a run at the context window. The family of item
+// i is fams[i % len(fams)], so every family gets its share.
+func makeTask(f family, seed uint64, shapes []shape, window int) Task {
 	r := rand.New(rand.NewPCG(seed, 0x6c6f6f70)) // "loop"
-	t := f.make(r)
-	t.Family, t.Seed = f.name, seed
+	s := pick(r, shapes)
+	t := f.make(r, newEnv(s, window))
+	t.Family, t.Seed, t.Shape = f.name, seed, s.name
 	return t
 }
 

@@ -81,7 +81,7 @@ func transcriptOf(ctx context.Context, t Task, window int) (Chat, error) {
 	if err != nil {
 		return Chat{}, err
 	}
-	if err := fitsOneRead(t, ws.Config().ReadLines); err != nil {
+	if err := fitsOneRead(t, newEnv(shape{}, window)); err != nil {
 		return Chat{}, err
 	}
 	replies := make([]model.Reply, len(t.Replies))
@@ -93,7 +93,8 @@ func transcriptOf(ctx context.Context, t Task, window int) (Chat, error) {
 		return Chat{}, err
 	}
 	var evs events
-	a, err := loop.New(script, loop.Settings{Workspace: ws, Window: window, Check: t.Check, Sink: &evs})
+	rec := &offered{Model: script}
+	a, err := loop.New(rec, loop.Settings{Workspace: ws, Window: window, Check: t.Check, Sink: &evs})
 	if err != nil {
 		return Chat{}, err
 	}
@@ -103,16 +104,60 @@ func transcriptOf(ctx context.Context, t Task, window int) (Chat, error) {
 		return Chat{}, fmt.Errorf("%s task %d (%q): %w", t.Family, t.Seed, t.Text, err)
 	}
 	normalize(msgs)
-	c := Chat{Messages: msgs, Tools: a.Definitions()}
-	if t.UnweightFirst {
-		for i, m := range msgs {
-			if m.Role == "assistant" {
-				c.Unweighted = []int{i}
-				break
-			}
+	defs, err := rec.definitions(a.Definitions())
+	if err != nil {
+		return Chat{}, fmt.Errorf("%s task %d (%q): %w", t.Family, t.Seed, t.Text, err)
+	}
+	c := Chat{Messages: msgs, Tools: defs, Unweighted: unweighted(t, msgs)}
+	return c, nil
+}
+
+// unweighted maps the task's unweighted replies to the indices of their
+// assistant messages.
+func unweighted(t Task, msgs []chat.Message) []int {
+	var out []int
+	reply := t.Dropped
+	for i, m := range msgs {
+		if m.Role != "assistant" {
+			continue
+		}
+		if slices.Contains(t.Unweighted, reply) {
+			out = append(out, i)
+		}
+		reply++
+	}
+	return out
+}
+
+// offered is a model that notes the tools each request offers: a task
+// that reads as a question is offered no tool that writes files, and its
+// chat shows the tools it was offered.
+type offered struct {
+	model.Model
+	names [][]string
+}
+
+func (o *offered) Complete(ctx context.Context, req model.Request) (*model.Response, error) {
+	names := make([]string, len(req.Tools))
+	for i, t := range req.Tools {
+		names[i] = t.Name
+	}
+	o.names = append(o.names, names)
+	return o.Model.Complete(ctx, req)
+}
+
+// definitions are the definitions of the tools every request offered,
+// as all (the agent's whole set) writes them.
+func (o *offered) definitions(all json.RawMessage) (json.RawMessage, error) {
+	if string(all) != string(tools.Default().Definitions()) {
+		return nil, fmt.Errorf("the agent's tools are not the default tools")
+	}
+	for _, n := range o.names[1:] {
+		if !slices.Equal(n, o.names[0]) {
+			return nil, fmt.Errorf("the requests offered different tools: %v and %v", o.names[0], n)
 		}
 	}
-	return c, nil
+	return tools.Default().Definitions(o.names[0]...), nil
 }
 
 // judge checks that a run went as its task planned.
@@ -148,15 +193,16 @@ func judge(t Task, out loop.Outcome, requests int, evs events, msgs []chat.Messa
 	return nil
 }
 
-// fitsOneRead checks that every file the task reads fits in one read_file
-// call, as its replies assume.
-func fitsOneRead(t Task, lines int) error {
+// fitsOneRead checks that every file the task reads whole fits in one
+// read_file call at the window, as its replies assume.
+func fitsOneRead(t Task, e env) error {
 	for _, f := range t.Files {
 		if !slices.Contains(t.Replies, readFile(f.Path)) {
 			continue
 		}
-		if n := strings.Count(f.Content, "\n"); n > lines {
-			return fmt.Errorf("%s task %d: %s has %d lines, more than read_file's %d at this window", t.Family, t.Seed, f.Path, n, lines)
+		if !e.fitsRead(f.Content) {
+			return fmt.Errorf("%s task %d: %s (%d lines) does not fit one read_file at this window (%d lines, %d characters)",
+				t.Family, t.Seed, f.Path, strings.Count(f.Content, "\n"), e.readLines, e.readChars)
 		}
 	}
 	return nil
