@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Fetches llama.cpp's own llama-bench, as Debian unstable packages it, into
 # .cache/llama-bench (nothing is installed on the system) and writes
-# .cache/llama-bench/llama-bench, a wrapper for `loop bench --vs`:
+# .cache/llama-bench/llama-bench, a wrapper for `loop bench --vs`, and
+# .cache/llama-bench/llama-server beside it, for `loop bench --vs-server`:
 #
 #   scripts/llama-bench.sh
 #   bin/loop bench -m MODEL.gguf -t 2 --vs .cache/llama-bench/llama-bench
+#   bin/loop bench -m MODEL.gguf -t 2 -p 0 --no-reuse --vs-server .cache/llama-bench/llama-server
 #
 # Debian's build is a newer llama.cpp than the pinned one, with its CPU
 # backend in variants that it picks at start (as make dist does). It needs a
@@ -35,11 +37,14 @@ lib="$dir/root/usr/lib/x86_64-linux-gnu"
 # ggml looks for its CPU variants next to the running executable, which
 # through the loader is ld-linux itself.
 cp "$lib"/ggml/backends0/libggml-cpu-*.so "$lib/"
-cat > "$dir/llama-bench" <<EOF
+for tool in llama-bench llama-server; do
+	[ -x "$dir/root/usr/bin/$tool" ] || { echo "llama-bench.sh: no /usr/bin/$tool in ${pkgs[*]}" >&2; exit 1; }
+	cat > "$dir/$tool" <<EOF
 #!/bin/sh
-# llama-bench from Debian unstable, with its own libc (scripts/llama-bench.sh).
-exec "$lib/ld-linux-x86-64.so.2" --library-path "$lib:$lib/llama" "$dir/root/usr/bin/llama-bench" "\$@"
+# $tool from Debian unstable, with its own libc (scripts/llama-bench.sh).
+exec "$lib/ld-linux-x86-64.so.2" --library-path "$lib:$lib/llama" "$dir/root/usr/bin/$tool" "\$@"
 EOF
-chmod +x "$dir/llama-bench"
-"$dir/llama-bench" --help >/dev/null
-echo "llama-bench.sh: $dir/llama-bench ($(awk '$1 == "Package:" { hit = ($2 == "llama.cpp-tools") } hit && $1 == "Version:" { print "llama.cpp " $2; exit }' "$dir/Packages"))"
+	chmod +x "$dir/$tool"
+	"$dir/$tool" --help >/dev/null
+done
+echo "llama-bench.sh: $dir/llama-bench, $dir/llama-server ($(awk '$1 == "Package:" { hit = ($2 == "llama.cpp-tools") } hit && $1 == "Version:" { print "llama.cpp " $2; exit }' "$dir/Packages"))"

@@ -30,6 +30,7 @@ type benchFlags struct {
 	noReuse    bool
 	jsonOut    bool
 	vs         string
+	vsServer   string
 	roofline   bool
 	draftMax   int
 	grammar    bool
@@ -76,6 +77,7 @@ type benchReport struct {
 	Reuse   []reuseTurn   `json:"cache_reuse,omitempty"`
 	Vs      []vsRow       `json:"vs_llama_bench,omitempty"`
 	Roof    *roofline     `json:"roofline,omitempty"`
+	Server  *serverReport `json:"vs_llama_server,omitempty"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -98,6 +100,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.BoolVar(&f.roofline, "roofline", false, "measure memory bandwidth (a copy) and F32 matmul GFLOP/s (ggml's kernels), and show tg and pp as shares of those bounds")
 	fs.StringVar(&f.vs, "vs", "", "also run llama.cpp's llama-bench at this path on the same model and settings, interleaved with ours, and print the ratios")
+	fs.StringVar(&f.vsServer, "vs-server", "", "also run llama.cpp's llama-server at this path on the same model and threads, plain and with each n-gram --spec-type, interleaved with loop plain and drafting up to --draft-max (16 if unset) on the edit, text and edit-call prompts, and print decode t/s, acceptance and the ratios")
 	fs.IntVar(&f.draftMax, "draft-max", 0, "also time n-gen tokens of a file edit (greedy), of prose (sampled) and of the agent's edit call after a read (greedy, with a chat template), plain and drafting up to this many tokens by prompt lookup (0: skip)")
 	fs.BoolVar(&f.grammar, "grammar", false, "also time n-gen greedy tokens under the agent's call grammar: none, lazy, required, each exact and rejection-first, and required grammar-first")
 	if err := parse(fs, args); err != nil {
@@ -111,6 +114,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("KV cache type %q: want one of %s", t, strings.Join(llama.CacheTypes(), ", "))
 		}
 	}
+	if f.vsServer != "" {
+		if err := checkServer(f.vsServer, &f); err != nil {
+			return err
+		}
+	}
 	m, err := f.load(ctx, stderr, false)
 	if err != nil {
 		return err
@@ -122,6 +130,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if f.vs != "" {
 		if rep.Vs, err = benchVs(ctx, m, f, f.vs); err != nil {
+			return err
+		}
+	}
+	if f.vsServer != "" {
+		if rep.Server, err = benchServer(ctx, m, f, f.vsServer); err != nil {
 			return err
 		}
 	}
@@ -332,6 +345,9 @@ func printBench(w io.Writer, rep *benchReport) {
 	}
 	if len(rep.Vs) > 0 {
 		printVs(w, rep.Vs, rep.Results[0].Threads)
+	}
+	if rep.Server != nil {
+		rep.Server.print(w)
 	}
 	if rep.Roof != nil {
 		rep.Roof.print(w)

@@ -1,0 +1,590 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/loopagent/loop/engine"
+	"github.com/loopagent/loop/llama"
+)
+
+// serverReport is `loop bench --vs-server`: llama.cpp's llama-server on
+// the same model and threads, without speculation and with each of its
+// n-gram speculative types, interleaved with loop plain and drafting, on
+// the same prompt tokens.
+type serverReport struct {
+	Path      string      `json:"path"`
+	Version   string      `json:"version"`    // what its --version prints
+	Args      []string    `json:"args"`       // every start's flags, less --port and --spec-type
+	SpecTypes []string    `json:"spec_types"` // the n-gram types its --help lists
+	Rows      []serverRow `json:"rows"`
+}
+
+// serverRow is one prompt in every mode.
+type serverRow struct {
+	Row     string       `json:"row"`
+	NPrompt int          `json:"n_prompt"`
+	NGen    int          `json:"n_gen"`
+	Greedy  bool         `json:"greedy"` // else sampled at temperature 1
+	Modes   []serverMode `json:"modes"`
+	// LoopBest is loop's faster mode, PeerBest the peer's fastest n-gram
+	// mode, and Ratio the first's t/s over the second's.
+	LoopBest string  `json:"loop_best"`
+	PeerBest string  `json:"peer_best"`
+	Ratio    float64 `json:"ratio"`
+	// Diff is where the peer's plain greedy tokens first differ from
+	// loop's plain greedy tokens; nil where they are the same or the row
+	// is sampled.
+	Diff *serverDiff `json:"diff,omitempty"`
+}
+
+// serverMode is a row's timings in one mode: "loop", "loop draftK",
+// "peer" (no speculation) or "peer T" (--spec-type T).
+type serverMode struct {
+	Mode     string    `json:"mode"`
+	Samples  []float64 `json:"samples_ts"`
+	AvgTS    float64   `json:"avg_ts"`
+	StdevTS  float64   `json:"stddev_ts"`
+	Drafted  int       `json:"draft_n"`
+	Accepted int       `json:"draft_n_accepted"`
+	// CacheN is the prompt tokens the peer took from its cache over the
+	// timed runs; with the prompt cache off it is 0.
+	CacheN int `json:"cache_n"`
+	// SameTokens is, on a greedy row, whether the first timed run's tokens
+	// are loop plain's.
+	SameTokens *bool         `json:"same_tokens_as_loop,omitempty"`
+	tokens     []llama.Token // the first timed run's
+}
+
+// serverDiff is where two greedy outputs part: the token index and each
+// side's text from there.
+type serverDiff struct {
+	At   int    `json:"token"`
+	Peer string `json:"peer"`
+	Loop string `json:"loop"`
+}
+
+// serverWorkload is a row's prompt; the peer gets its tokens as they are,
+// greedy or sampled as the chain is.
+type serverWorkload struct {
+	draftWorkload
+	greedy bool
+}
+
+// serverRun is what one run in one mode reports.
+type serverRun struct {
+	perSecond                 float64
+	drafted, accepted, cacheN int
+	tokens                    []llama.Token
+}
+
+// serverRunner runs a workload once in its mode; rep is the repetition,
+// -1 for the warm-up.
+type serverRunner struct {
+	mode string
+	run  func(ctx context.Context, w serverWorkload, rep int) (serverRun, error)
+}
+
+// serverStartTimeout is how long a peer has to answer GET /health with
+// 200; serverStopGrace is how long it has to exit on SIGTERM before its
+// process group is killed.
+var (
+	serverStartTimeout = 120 * time.Second
+	serverStopGrace    = 5 * time.Second
+)
+
+// benchServer runs the edit, text and (for a model with a chat template)
+// edit-call prompts through loop, plain and drafting, and through the
+// llama-server at path, plain and with each n-gram type, f.reps times
+// after a warm-up, each mode first in turn. Loop drafts up to --draft-max,
+// 16 if it is unset.
+func benchServer(ctx context.Context, m *llama.Model, f benchFlags, path string) (*serverReport, error) {
+	specs, version, err := serverHelp(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	workloads, err := serverWorkloads(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	longest := 0
+	for _, w := range workloads {
+		longest = max(longest, len(w.prompt))
+	}
+	draftMax := cmp.Or(f.draftMax, 16)
+	slot, _, done, err := f.greedySlot(m, longest+f.nGen+draftMax+1)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	loop := []serverRunner{loopRunner("loop", slot, 0, f.nGen), loopRunner(fmt.Sprintf("loop draft%d", draftMax), slot, draftMax, f.nGen)}
+	rep := &serverReport{Path: path, Version: version, SpecTypes: specs, Args: serverArgs(f, longest+f.nGen+64)}
+	detok := func(toks []llama.Token) string { s, _ := m.Detokenize(toks, false); return s }
+	return rep, runBesidePeers(ctx, rep, loop, workloads, f.reps, f.nGen, detok)
+}
+
+// serverWorkloads are the rows: editPrompt and callStep greedy, textPrompt
+// sampled at temperature 1 (a reply that copies nothing), as benchDraft
+// runs them.
+func serverWorkloads(ctx context.Context, m *llama.Model) ([]serverWorkload, error) {
+	edit, err := m.Tokenize(editPrompt(), true, true)
+	if err != nil {
+		return nil, err
+	}
+	text, err := m.Tokenize(textPrompt, true, true)
+	if err != nil {
+		return nil, err
+	}
+	call, sources, err := callStep(ctx, m)
+	if err != nil {
+		return nil, fmt.Errorf("the edit-call prompt: %w", err)
+	}
+	eog := eogBias(m)
+	greedy := func(int) (*llama.Sampler, error) { return newChain(m, eog, llama.NewGreedy()) }
+	sampled := func(rep int) (*llama.Sampler, error) {
+		return newChain(m, eog, llama.NewTemp(1), llama.NewDist(uint32(textSeed+rep+1)))
+	}
+	ws := []serverWorkload{{draftWorkload{"edit", edit, greedy, nil}, true}, {draftWorkload{"text", text, sampled, nil}, false}}
+	if call != nil {
+		ws = append(ws, serverWorkload{draftWorkload{"edit-call", call, greedy, sources}, true})
+	}
+	return ws, nil
+}
+
+// loopRunner generates n tokens in slot, drafting up to draftMax.
+func loopRunner(mode string, slot *llama.Slot, draftMax, n int) serverRunner {
+	return serverRunner{mode, func(ctx context.Context, w serverWorkload, rep int) (serverRun, error) {
+		res, err := draftRun(ctx, slot, w.chain, rep, engine.Request{Prompt: w.prompt, NPredict: n, DraftMax: draftMax, Sources: w.sources})
+		if err != nil {
+			return serverRun{}, err
+		}
+		return serverRun{perSecond: res.PerSecond(), drafted: res.Drafted, accepted: res.Accepted, tokens: res.Tokens}, nil
+	}}
+}
+
+// runBesidePeers starts a peer per mode (none and each of rep.SpecTypes),
+// runs every workload in every mode, and stops the peers, on every path.
+func runBesidePeers(ctx context.Context, rep *serverReport, loop []serverRunner, workloads []serverWorkload, reps, n int, detok func([]llama.Token) string) (err error) {
+	var peers []*peerServer
+	defer func() {
+		for _, p := range peers {
+			if serr := p.stop(); err == nil {
+				err = serr
+			}
+		}
+	}()
+	runners := slices.Clip(loop)
+	for _, spec := range append([]string{""}, rep.SpecTypes...) {
+		p, err := startServer(ctx, rep.Path, rep.Args, spec)
+		if err != nil {
+			return err
+		}
+		peers = append(peers, p)
+		runners = append(runners, serverRunner{strings.TrimSpace("peer " + spec), p.runner(n)})
+	}
+	for _, w := range workloads {
+		row, err := serverRowRun(ctx, w, runners, reps, n)
+		if err != nil {
+			return err
+		}
+		row.compare(detok)
+		rep.Rows = append(rep.Rows, row)
+	}
+	return nil
+}
+
+// serverRowRun runs w in every mode reps times after a warm-up, each
+// mode first in turn, so that every mode sees the same load.
+func serverRowRun(ctx context.Context, w serverWorkload, runners []serverRunner, reps, n int) (serverRow, error) {
+	row := serverRow{Row: w.name, NPrompt: len(w.prompt), NGen: n, Greedy: w.greedy, Modes: make([]serverMode, len(runners))}
+	for i := -1; i < reps; i++ { // i == -1 is the warm-up
+		for k := range runners {
+			j := (i + 1 + k) % len(runners)
+			res, err := runners[j].run(ctx, w, i)
+			if err != nil {
+				return row, fmt.Errorf("%s, %s: %w", w.name, runners[j].mode, err)
+			}
+			if i < 0 {
+				continue
+			}
+			m := &row.Modes[j]
+			m.Samples = append(m.Samples, res.perSecond)
+			m.Drafted, m.Accepted, m.CacheN = m.Drafted+res.drafted, m.Accepted+res.accepted, m.CacheN+res.cacheN
+			if i == 0 {
+				m.tokens = res.tokens
+			}
+		}
+	}
+	for j := range row.Modes {
+		m := &row.Modes[j]
+		m.Mode = runners[j].mode
+		m.AvgTS, m.StdevTS = meanStdev(m.Samples)
+	}
+	return row, nil
+}
+
+// compare sets the best modes and their ratio, and on a greedy row each
+// mode's token match with loop plain (the first mode) and where the
+// peer's plain output parts from it.
+func (r *serverRow) compare(detok func([]llama.Token) string) {
+	var loopBest, peerBest *serverMode
+	for i := range r.Modes {
+		m := &r.Modes[i]
+		if strings.HasPrefix(m.Mode, "loop") && (loopBest == nil || m.AvgTS > loopBest.AvgTS) {
+			loopBest = m
+		}
+		if strings.HasPrefix(m.Mode, "peer ") && (peerBest == nil || m.AvgTS > peerBest.AvgTS) {
+			peerBest = m
+		}
+		if r.Greedy && i > 0 {
+			same := slices.Equal(m.tokens, r.Modes[0].tokens)
+			m.SameTokens = &same
+			if !same && m.Mode == "peer" {
+				at := 0
+				for at < min(len(m.tokens), len(r.Modes[0].tokens)) && m.tokens[at] == r.Modes[0].tokens[at] {
+					at++
+				}
+				r.Diff = &serverDiff{At: at, Peer: detok(m.tokens[at:]), Loop: detok(r.Modes[0].tokens[at:])}
+			}
+		}
+	}
+	if loopBest != nil && peerBest != nil && peerBest.AvgTS > 0 {
+		r.LoopBest, r.PeerBest, r.Ratio = loopBest.Mode, peerBest.Mode, loopBest.AvgTS/peerBest.AvgTS
+	}
+}
+
+// serverHelp returns the n-gram types that path's --help lists for
+// --spec-type, and what its --version prints.
+func serverHelp(ctx context.Context, path string) (specs []string, version string, err error) {
+	help, err := serverOutput(ctx, path, "--help")
+	if err != nil {
+		return nil, "", err
+	}
+	for line := range strings.Lines(help) {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || fields[0] != "--spec-type" {
+			continue
+		}
+		for t := range strings.SplitSeq(fields[1], ",") {
+			if strings.HasPrefix(t, "ngram-") && !slices.Contains(specs, t) {
+				specs = append(specs, t)
+			}
+		}
+	}
+	out, err := serverOutput(ctx, path, "--version")
+	if err != nil {
+		return nil, "", err
+	}
+	for line := range strings.Lines(out) {
+		if v, ok := strings.CutPrefix(line, "version: "); ok {
+			version = strings.TrimSpace(v)
+		}
+	}
+	return specs, version, nil
+}
+
+// serverOutput runs path with one flag and returns its stdout and stderr.
+func serverOutput(ctx context.Context, path, flag string) (string, error) {
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, path, flag)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s %s: %w: %s", path, flag, err, lastLines(out.String(), 3))
+	}
+	return out.String(), nil
+}
+
+// serverArgs are the flags that give the peer loop's model, threads,
+// batch sizes, attention and KV cache, one slot of nCtx tokens.
+func serverArgs(f benchFlags, nCtx int) []string {
+	th := strconv.Itoa(f.threads)
+	args := []string{"-m", f.model, "-t", th, "-tb", th, "--host", "127.0.0.1", "-np", "1", "-c", strconv.Itoa(nCtx),
+		"-b", strconv.Itoa(f.batch), "-ub", strconv.Itoa(f.ubatch), "-fa", f.flashAttn, "-ctk", f.cacheK, "-ctv", f.cacheV}
+	switch {
+	case f.gpuLayers < 0:
+		args = append(args, "-ngl", "all")
+	case f.gpuLayers > 0:
+		args = append(args, "-ngl", strconv.Itoa(f.gpuLayers))
+	}
+	if f.noMmap {
+		args = append(args, "--no-mmap")
+	}
+	return args
+}
+
+// peerServer is a running llama-server, in its own process group.
+type peerServer struct {
+	path     string
+	url      string
+	cmd      *exec.Cmd
+	log      *syncBuffer
+	exited   chan struct{} // closed when the process has been waited for
+	err      error         // what Wait returned, once exited is closed
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// startServer starts path with args and --spec-type spec (none: "") on a
+// free loopback port and waits until it is ready. A port taken between
+// the pick and the bind is picked again, twice at most.
+func startServer(ctx context.Context, path string, args []string, spec string) (*peerServer, error) {
+	for attempt := 0; ; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, fmt.Errorf("a free port for %s: %w", path, err)
+		}
+		a := append(slices.Clip(args), "--port", strconv.Itoa(port))
+		if spec != "" {
+			a = append(a, "--spec-type", spec)
+		}
+		s, err := startServerOn(ctx, path, a, port)
+		taken := err != nil && (strings.Contains(err.Error(), "couldn't bind") || strings.Contains(err.Error(), "address already in use"))
+		if !taken || attempt == 2 {
+			return s, err
+		}
+	}
+}
+
+func startServerOn(ctx context.Context, path string, args []string, port int) (*peerServer, error) {
+	s := &peerServer{path: path, url: fmt.Sprintf("http://127.0.0.1:%d", port), log: &syncBuffer{}, exited: make(chan struct{})}
+	s.cmd = exec.Command(path, args...)
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	// Its own group, so that a stop reaches whatever it started; and
+	// killed with loop, should loop die without stopping it.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := s.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", path, err)
+	}
+	go func() { s.err = s.cmd.Wait(); close(s.exited) }()
+	if err := s.waitHealthy(ctx); err != nil {
+		s.stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// waitHealthy polls GET /health until it answers 200, the process exits,
+// ctx is done or serverStartTimeout passes.
+func (s *peerServer) waitHealthy(ctx context.Context) error {
+	deadline := time.NewTimer(serverStartTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.exited:
+			return fmt.Errorf("%s exited before it was ready (%v): %s", s.path, s.err, lastLines(s.log.String(), 5))
+		case <-deadline.C:
+			return fmt.Errorf("%s: no 200 from %s/health in %v: %s", s.path, s.url, serverStartTimeout, lastLines(s.log.String(), 5))
+		case <-tick.C:
+			req, err := http.NewRequestWithContext(ctx, "GET", s.url+"/health", nil)
+			if err != nil {
+				return err
+			}
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					return nil
+				}
+			}
+		}
+	}
+}
+
+// serverCompletion is the part of a /completion answer the bench reads.
+type serverCompletion struct {
+	Tokens  []llama.Token `json:"tokens"`
+	Timings struct {
+		CacheN             int     `json:"cache_n"`
+		PredictedN         int     `json:"predicted_n"`
+		PredictedPerSecond float64 `json:"predicted_per_second"`
+		DraftN             int     `json:"draft_n"`
+		DraftAccepted      int     `json:"draft_n_accepted"`
+	} `json:"timings"`
+}
+
+// runner generates n tokens after a workload's prompt tokens: greedy, or
+// at temperature 1 alone with the repetition's seed, with the prompt
+// cache off and end-of-generation ignored, as loop's chains keep it out.
+func (s *peerServer) runner(n int) func(ctx context.Context, w serverWorkload, rep int) (serverRun, error) {
+	return func(ctx context.Context, w serverWorkload, rep int) (serverRun, error) {
+		req := map[string]any{"prompt": w.prompt, "n_predict": n, "cache_prompt": false, "ignore_eos": true, "return_tokens": true}
+		if w.greedy {
+			req["temperature"] = 0
+		} else {
+			req["temperature"], req["samplers"], req["seed"] = 1, []string{"temperature"}, textSeed+rep+1
+		}
+		c, err := s.complete(ctx, req)
+		if err != nil {
+			return serverRun{}, err
+		}
+		if c.Timings.PredictedN != n {
+			return serverRun{}, fmt.Errorf("%s /completion: %d tokens predicted, want %d", s.path, c.Timings.PredictedN, n)
+		}
+		t := c.Timings
+		return serverRun{perSecond: t.PredictedPerSecond, drafted: t.DraftN, accepted: t.DraftAccepted, cacheN: t.CacheN, tokens: c.Tokens}, nil
+	}
+}
+
+func (s *peerServer) complete(ctx context.Context, req map[string]any) (*serverCompletion, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, "POST", s.url+"/completion", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("%s /completion: %w: %s", s.path, err, lastLines(s.log.String(), 3))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s /completion: %w", s.path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s /completion: %s: %s", s.path, resp.Status, lastLines(string(data), 3))
+	}
+	var c serverCompletion
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("%s /completion: %w", s.path, err)
+	}
+	return &c, nil
+}
+
+// stop sends SIGTERM to the server's process group, SIGKILL after
+// serverStopGrace, and waits for the server. Only the first call acts.
+func (s *peerServer) stop() error {
+	s.stopOnce.Do(func() {
+		pgid := s.cmd.Process.Pid
+		syscall.Kill(-pgid, syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(serverStopGrace):
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			<-s.exited
+		}
+		// What is left of the group (the server's own children) goes too.
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		// A server that exits on SIGTERM reports an exit status or the
+		// signal; either is the stop asked for.
+		var exit *exec.ExitError
+		if s.err != nil && !errors.As(s.err, &exit) {
+			s.stopErr = fmt.Errorf("stop %s: %w", s.path, s.err)
+		}
+	})
+	return s.stopErr
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// syncBuffer is a bytes.Buffer that a process writes while the bench
+// reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// print writes a table of every row and mode, each row's ratio, and how
+// the greedy outputs compare.
+func (rep *serverReport) print(w io.Writer) {
+	fmt.Fprintf(w, "\nvs %s (llama.cpp %s), same model, threads and prompt tokens, prompt cache off; n-gram types: %s\n",
+		rep.Path, rep.Version, strings.Join(rep.SpecTypes, ", "))
+	fmt.Fprintf(w, "| %-9s | %-18s | %16s | %18s | %-19s |\n", "row", "mode", "decode t/s", "drafted / accepted", "tokens")
+	fmt.Fprintf(w, "| --------- | ------------------ | ---------------: | -----------------: | ------------------- |\n")
+	for _, r := range rep.Rows {
+		for _, m := range r.Modes {
+			drafts := "-"
+			if m.Drafted > 0 {
+				drafts = fmt.Sprintf("%d / %d (%.0f%%)", m.Drafted, m.Accepted, 100*float64(m.Accepted)/float64(m.Drafted))
+			}
+			tokens := "sampled"
+			switch {
+			case r.Greedy && m.SameTokens == nil:
+				tokens = "greedy (reference)"
+			case m.SameTokens != nil && *m.SameTokens:
+				tokens = "same as loop"
+			case m.SameTokens != nil:
+				tokens = "differ from loop"
+			}
+			fmt.Fprintf(w, "| %-9s | %-18s | %16s | %18s | %-19s |\n", r.Row, m.Mode, fmt.Sprintf("%.2f ± %.2f", m.AvgTS, m.StdevTS), drafts, tokens)
+		}
+	}
+	for _, r := range rep.Rows {
+		rep.printRow(w, r)
+	}
+}
+
+// printRow writes a row's ratio, its greedy comparison and any prompt
+// tokens the peer took from its cache.
+func (rep *serverReport) printRow(w io.Writer, r serverRow) {
+	if r.PeerBest != "" {
+		fmt.Fprintf(w, "%s: %s / %s = %.3fx\n", r.Row, r.LoopBest, r.PeerBest, r.Ratio)
+	}
+	switch {
+	case r.Diff != nil:
+		fmt.Fprintf(w, "%s: the peer's greedy tokens differ from loop's from token %d of %d (the peer is a newer llama.cpp, whose numerics can differ): peer %q, loop %q\n",
+			r.Row, r.Diff.At, r.NGen, clip(r.Diff.Peer, outputShown), clip(r.Diff.Loop, outputShown))
+	case r.Greedy:
+		fmt.Fprintf(w, "%s: the peer's greedy tokens are loop's, all %d\n", r.Row, r.NGen)
+	}
+	for _, m := range r.Modes {
+		if m.CacheN > 0 {
+			fmt.Fprintf(w, "%s: %s took %d prompt tokens from its cache\n", r.Row, m.Mode, m.CacheN)
+		}
+	}
+}
+
+func clip(s string, n int) string {
+	return strings.ToValidUTF8(s[:min(len(s), n)], "")
+}
+
+// checkServer fails early on a --vs-server path that is not an executable
+// and on no tokens to generate.
+func checkServer(path string, f *benchFlags) error {
+	if _, err := exec.LookPath(path); err != nil {
+		return fmt.Errorf("--vs-server: %w", err)
+	}
+	if f.nGen == 0 {
+		return usagef("--vs-server needs --n-gen above 0")
+	}
+	return nil
+}

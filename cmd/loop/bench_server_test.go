@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/loopagent/loop/llama"
+)
+
+// envFakeServer makes this test binary a fake llama-server in a mode:
+// "serve" answers /health and /completion, "exit" fails at once,
+// "unready" answers /health with 503, "stubborn" serves but ignores
+// SIGTERM. Under envFakeServerDir each start writes its arguments to a
+// file named by its pid.
+const (
+	envFakeServer    = "LOOP_TEST_FAKE_LLAMA_SERVER"
+	envFakeServerDir = "LOOP_TEST_FAKE_LLAMA_SERVER_DIR"
+)
+
+// fakeHelp is the part of llama-server's --help that the bench reads.
+const fakeHelp = `----- speculative params -----
+--spec-type none,draft-simple,ngram-simple,ngram-mod
+                                        comma-separated list of types of speculative decoding to use
+`
+
+// fakeDiverge is a first prompt token on which the fake's greedy output
+// parts from fakeTokens at index 2.
+const fakeDiverge = 99
+
+// init runs before TestMain, so the fake needs nothing of it.
+func init() {
+	if mode := os.Getenv(envFakeServer); mode != "" {
+		os.Exit(fakeLlamaServer(mode, os.Args[1:]))
+	}
+}
+
+func fakeLlamaServer(mode string, args []string) int {
+	switch {
+	case slices.Contains(args, "--help"):
+		fmt.Print(fakeHelp)
+		return 0
+	case slices.Contains(args, "--version"):
+		fmt.Fprintln(os.Stderr, "version: 9.9.9 (build 1, commit fake)")
+		return 0
+	}
+	if dir := os.Getenv(envFakeServerDir); dir != "" {
+		os.WriteFile(filepath.Join(dir, strconv.Itoa(os.Getpid())), []byte(strings.Join(args, " ")), 0o644)
+	}
+	if mode == "exit" {
+		fmt.Fprintln(os.Stderr, "fake: loading model\nfake: failed to load model")
+		return 1
+	}
+	if mode == "stubborn" {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	spec := fakeFlag(args, "--spec-type")
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		if mode == "unready" {
+			http.Error(w, `{"error":"loading model"}`, http.StatusServiceUnavailable)
+		}
+	})
+	mux.HandleFunc("POST /completion", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Prompt      []llama.Token `json:"prompt"`
+			NPredict    int           `json:"n_predict"`
+			CachePrompt *bool         `json:"cache_prompt"`
+			IgnoreEOS   bool          `json:"ignore_eos"`
+			Return      bool          `json:"return_tokens"`
+			Temperature float64       `json:"temperature"`
+			Samplers    []string      `json:"samplers"`
+			Seed        *int          `json:"seed"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Prompt) == 0 || req.CachePrompt == nil || *req.CachePrompt ||
+			!req.IgnoreEOS || !req.Return || (req.Temperature != 0 && (req.Temperature != 1 || !slices.Equal(req.Samplers, []string{"temperature"}) || req.Seed == nil)) {
+			http.Error(w, fmt.Sprintf("fake: a request the bench should not send: %+v (%v)", req, err), http.StatusBadRequest)
+			return
+		}
+		toks := fakeTokens(req.NPredict)
+		if req.Prompt[0] == fakeDiverge && spec == "" {
+			toks[2] = 1000
+		}
+		timings := map[string]any{"cache_n": 0, "predicted_n": req.NPredict, "predicted_per_second": 20.0}
+		if spec != "" {
+			timings["predicted_per_second"], timings["draft_n"], timings["draft_n_accepted"] = float64(20+len(spec)), 10, 5
+		}
+		json.NewEncoder(w).Encode(map[string]any{"content": "fake text", "tokens": toks, "timings": timings})
+	})
+	if err := http.ListenAndServe(fakeFlag(args, "--host")+":"+fakeFlag(args, "--port"), mux); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func fakeFlag(args []string, name string) string {
+	if i := slices.Index(args, name); i >= 0 && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
+}
+
+// fakeTokens are 1, 2, ... n: what the fake and the fake loop generate.
+func fakeTokens(n int) []llama.Token {
+	toks := make([]llama.Token, n)
+	for i := range toks {
+		toks[i] = llama.Token(i + 1)
+	}
+	return toks
+}
+
+// fakeServer sets up this test binary as a fake llama-server in mode and
+// returns its path and the folder where each start leaves its arguments.
+func fakeServer(t *testing.T, mode string) (path, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	t.Setenv(envFakeServer, mode)
+	t.Setenv(envFakeServerDir, dir)
+	return os.Args[0], dir
+}
+
+// serversStarted returns the arguments of each start of the fake, after
+// checking that none of its processes is left.
+func serversStarted(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, e := range entries {
+		pid, _ := strconv.Atoi(e.Name())
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("fake server %d is still there after the bench (kill 0: %v)", pid, err)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		args = append(args, string(b))
+	}
+	return args
+}
+
+// fakeLoop is a loop mode that generates fakeTokens at a fixed speed.
+func fakeLoop(mode string, ts float64, drafted, accepted int) serverRunner {
+	return serverRunner{mode, func(ctx context.Context, w serverWorkload, rep int) (serverRun, error) {
+		return serverRun{perSecond: ts, drafted: drafted, accepted: accepted, tokens: fakeTokens(8)}, nil
+	}}
+}
+
+func testWorkloads() []serverWorkload {
+	return []serverWorkload{
+		{draftWorkload{name: "edit", prompt: []llama.Token{5, 6, 7}}, true},
+		{draftWorkload{name: "text", prompt: []llama.Token{8, 9}}, false},
+		{draftWorkload{name: "edit-call", prompt: []llama.Token{fakeDiverge, 6}}, true},
+	}
+}
+
+func TestBenchServerHelp(t *testing.T) {
+	path, _ := fakeServer(t, "serve")
+	specs, version, err := serverHelp(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ngram-simple", "ngram-mod"}, specs); diff != "" {
+		t.Errorf("serverHelp spec types: (-want +got)\n%s", diff)
+	}
+	if want := "9.9.9 (build 1, commit fake)"; version != want {
+		t.Errorf("serverHelp version = %q, want %q", version, want)
+	}
+}
+
+func TestBenchServerTable(t *testing.T) {
+	path, dir := fakeServer(t, "serve")
+	f := benchFlags{nGen: 8, reps: 2, threads: 2, batch: 2048, ubatch: 512, flashAttn: "off", cacheK: "f16", cacheV: "f16"}
+	f.model = "model.gguf"
+	rep := &serverReport{Path: path, SpecTypes: []string{"ngram-simple", "ngram-mod"}, Args: serverArgs(f, 512)}
+	loop := []serverRunner{fakeLoop("loop", 30, 0, 0), fakeLoop("loop draft16", 64, 40, 30)}
+	detok := func(toks []llama.Token) string { return fmt.Sprint(toks) }
+	if err := runBesidePeers(context.Background(), rep, loop, testWorkloads(), f.reps, f.nGen, detok); err != nil {
+		t.Fatal(err)
+	}
+	var specs []string
+	for _, a := range serversStarted(t, dir) {
+		if !strings.HasPrefix(a, "-m model.gguf -t 2 -tb 2 --host 127.0.0.1 -np 1 -c 512 ") {
+			t.Errorf("a peer started with %q, want the model, threads and one slot", a)
+		}
+		specs = append(specs, fakeFlag(strings.Fields(a), "--spec-type"))
+	}
+	slices.Sort(specs)
+	if diff := cmp.Diff([]string{"", "ngram-mod", "ngram-simple"}, specs); diff != "" {
+		t.Errorf("the peers' --spec-type: (-want +got)\n%s", diff)
+	}
+	yes, no := true, false
+	var want []serverRow
+	for _, w := range testWorkloads() {
+		row := serverRow{Row: w.name, NPrompt: len(w.prompt), NGen: 8, Greedy: w.greedy, LoopBest: "loop draft16", PeerBest: "peer ngram-simple", Ratio: 2, Modes: []serverMode{
+			{Mode: "loop", Samples: []float64{30, 30}, AvgTS: 30},
+			{Mode: "loop draft16", Samples: []float64{64, 64}, AvgTS: 64, Drafted: 80, Accepted: 60},
+			{Mode: "peer", Samples: []float64{20, 20}, AvgTS: 20},
+			{Mode: "peer ngram-simple", Samples: []float64{32, 32}, AvgTS: 32, Drafted: 20, Accepted: 10},
+			{Mode: "peer ngram-mod", Samples: []float64{29, 29}, AvgTS: 29, Drafted: 20, Accepted: 10},
+		}}
+		if w.greedy {
+			for i := 1; i < len(row.Modes); i++ {
+				row.Modes[i].SameTokens = &yes
+			}
+		}
+		want = append(want, row)
+	}
+	want[2].Modes[2].SameTokens = &no
+	want[2].Diff = &serverDiff{At: 2, Peer: "[1000 4 5 6 7 8]", Loop: "[3 4 5 6 7 8]"}
+	if diff := cmp.Diff(want, rep.Rows, cmpopts.IgnoreUnexported(serverMode{})); diff != "" {
+		t.Errorf("runBesidePeers rows: (-want +got)\n%s", diff)
+	}
+	var out bytes.Buffer
+	rep.print(&out)
+	for _, line := range []string{
+		"| edit      | peer ngram-simple  |     32.00 ± 0.00 |      20 / 10 (50%) | same as loop        |",
+		"| edit      | loop draft16       |     64.00 ± 0.00 |      80 / 60 (75%) | same as loop        |",
+		"| edit      | loop               |     30.00 ± 0.00 |                  - | greedy (reference)  |",
+		"| text      | peer               |     20.00 ± 0.00 |                  - | sampled             |",
+		"| edit-call | peer               |     20.00 ± 0.00 |                  - | differ from loop    |",
+		"edit: loop draft16 / peer ngram-simple = 2.000x",
+		"edit: the peer's greedy tokens are loop's, all 8",
+		`edit-call: the peer's greedy tokens differ from loop's from token 2 of 8 (the peer is a newer llama.cpp, whose numerics can differ): peer "[1000 4 5 6 7 8]", loop "[3 4 5 6 7 8]"`,
+	} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("the table lacks %q:\n%s", line, out.String())
+		}
+	}
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, rep); err != nil || !strings.Contains(buf.String(), `"same_tokens_as_loop": false`) {
+		t.Errorf("writeJSON(the report) = %v:\n%s", err, buf.String())
+	}
+}
+
+// TestBenchServerStop checks that a peer that ignores SIGTERM is killed
+// with its process group, and that a cancelled wait for a peer stops it.
+func TestBenchServerStop(t *testing.T) {
+	grace := serverStopGrace
+	serverStopGrace = 100 * time.Millisecond
+	t.Cleanup(func() { serverStopGrace = grace })
+	path, dir := fakeServer(t, "stubborn")
+	s, err := startServer(context.Background(), path, []string{"--host", "127.0.0.1"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.stop(); err != nil {
+		t.Errorf("stop() = %v", err)
+	}
+	if err := s.stop(); err != nil {
+		t.Errorf("a second stop() = %v", err)
+	}
+	if got := serversStarted(t, dir); len(got) != 1 {
+		t.Errorf("the stubborn fake started %d times, want 1", len(got))
+	}
+
+	path, dir = fakeServer(t, "unready")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := startServer(ctx, path, []string{"--host", "127.0.0.1"}, ""); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("startServer(a context that ends) = %v, want %v", err, context.DeadlineExceeded)
+	}
+	serversStarted(t, dir)
+}
+
+func TestBenchServerErrors(t *testing.T) {
+	timeout := serverStartTimeout
+	serverStartTimeout = 2 * time.Second
+	t.Cleanup(func() { serverStartTimeout = timeout })
+	missing := filepath.Join(t.TempDir(), "llama-server")
+	f := benchFlags{nGen: 8}
+	if err := checkServer(missing, &f); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("checkServer(%q) = %v, want an error naming it", missing, err)
+	}
+	if _, _, err := serverHelp(context.Background(), missing); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("serverHelp(%q) = %v, want an error naming it", missing, err)
+	}
+	if _, err := startServer(context.Background(), missing, nil, ""); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("startServer(%q) = %v, want an error naming it", missing, err)
+	}
+	for _, tc := range []struct {
+		name, mode string
+		want       []string
+	}{
+		{"exits at once", "exit", []string{"exited before it was ready", "failed to load model"}},
+		{"never ready", "unready", []string{"no 200 from", "/health in 2s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, dir := fakeServer(t, tc.mode)
+			rep := &serverReport{Path: path, Args: []string{"--host", "127.0.0.1"}}
+			err := runBesidePeers(context.Background(), rep, nil, testWorkloads(), 1, 8, nil)
+			if err == nil || !strings.Contains(err.Error(), path) {
+				t.Fatalf("runBesidePeers(a fake that %s) = %v, want an error naming %s", tc.name, err, path)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("runBesidePeers(a fake that %s) = %v, want it to say %q", tc.name, err, w)
+				}
+			}
+			if got := serversStarted(t, dir); len(got) != 1 {
+				t.Errorf("the fake started %d times, want 1", len(got))
+			}
+		})
+	}
+}
