@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/gate"
+	"github.com/loopagent/loop/agent/tools"
 	"github.com/loopagent/loop/agent/transcript"
 	"github.com/loopagent/loop/agent/window"
 )
@@ -31,6 +32,7 @@ type Agent struct {
 	broken     error             // the conversation refused a message
 	lastPrompt string            // the last request's rendered prompt
 	recorded   []chat.Message    // the history as the last history event left it
+	aside      string            // goes before the next task in its message (Aside)
 
 	// Built once: every tool, and the tools of a question (none that
 	// writes files). Run offers one of them to each task.
@@ -55,6 +57,9 @@ func (a *Agent) Check() string { return a.gate.Check }
 // Warnings says what New left out of the system prompt because it could
 // not be read (an instruction file, the repository map), and why.
 func (a *Agent) Warnings() []string { return a.warnings }
+
+// Workspace is the workspace the tools work in.
+func (a *Agent) Workspace() *tools.Workspace { return a.cfg.ws }
 
 // Setup says what New assembled around the model.
 func (a *Agent) Setup() Setup { return a.setup }
@@ -100,7 +105,7 @@ func (a *Agent) work(ctx context.Context, task string, add bool) Outcome {
 	}
 	reason := "continued"
 	if add {
-		a.add(chat.Message{Role: "user", Content: task})
+		a.add(chat.Message{Role: "user", Content: a.takeAside(task)})
 		reason = ""
 	}
 	setup, _ := json.Marshal(a.setup)

@@ -53,13 +53,20 @@ func (w *Workspace) openRead(tool, name string) (f *os.File, info fs.FileInfo, r
 // (confined.WriteFile), so that a hard link is never written through and a
 // symlink swapped in at rel is replaced, not followed. A symlink that
 // Resolve followed to a file inside is left a link: its target is what
-// rel names, and what is written. created reports a new file.
+// rel names, and what is written. created reports a new file. With
+// Config.Undo, what rel was goes into it first; a file that cannot be
+// kept is not written.
 func (w *Workspace) writeRel(tool, rel string, data []byte) (created bool, res Result, ok bool) {
 	r, err := w.openRoot()
 	if err != nil {
 		return false, rootUnreadable(tool, err), false
 	}
 	defer r.Close()
+	if u := w.cfg.Undo; u != nil {
+		if err := u.keep(r, rel); err != nil {
+			return false, errorResult("%s: %s was not changed: loop could not keep a copy of it to undo the change: %v", tool, rel, causeOf(err)), false
+		}
+	}
 	created, err = confined.WriteFile(r, rel, data, 0o644)
 	if err != nil {
 		return false, describePathError(tool, rel, err), false

@@ -47,6 +47,11 @@ type Config struct {
 	// value is the kernel sandbox's default where the system has one
 	// (sandbox.Spec).
 	Sandbox sandbox.Spec
+	// Undo, when set, keeps each file as it was before edit_file or
+	// write_file first changes it in a task, so that the task's writes
+	// can be taken back (Undo.Restore). Its directory must be outside
+	// the root. Nil keeps nothing.
+	Undo *Undo
 }
 
 // ToolCapForWindow is the largest tool result for a context window, in
@@ -117,6 +122,11 @@ func NewWorkspace(dir string, cfg Config) (*Workspace, error) {
 	}
 	if !info.IsDir() {
 		return nil, &Error{Op: "open workspace", Path: dir, Err: errors.New("not a directory")}
+	}
+	if u := cfg.Undo; u != nil {
+		if d, err := filepath.EvalSymlinks(u.dir); err != nil || (&Workspace{root: root}).inside(d) {
+			return nil, &Error{Op: "open workspace", Path: dir, Err: errors.New("the undo copies' directory must exist outside the workspace")}
+		}
 	}
 	cfg = cfg.withDefaults()
 	cfg.Policy.Sandboxed = Sandboxed(cfg.Sandbox)

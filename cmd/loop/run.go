@@ -49,6 +49,11 @@ type runFlags struct {
 	sandbox    sandboxFlags
 	mcp        mcpFlags
 	session    sessionFlags
+
+	// A conversation on a terminal (run_interactive.go); nil otherwise.
+	keys  *interrupts
+	lines *lineReader
+	undo  *tools.Undo
 }
 
 func (f *runFlags) registerAll(fs *pflag.FlagSet) {
@@ -87,8 +92,9 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 }
 
 // runRun is `loop run`: the agent on a task, or, without one, on each line
-// of standard input in one conversation. Its exit code tells the outcome
-// (see loop.Kind.ExitCode).
+// of standard input in one conversation (on a terminal, with commands:
+// run_interactive.go). Its exit code tells the outcome (see
+// loop.Kind.ExitCode).
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f runFlags
 	fs := newFlagSet("run", stderr)
@@ -105,6 +111,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if err := f.session.open(f.dir); err != nil {
 		return err
+	}
+	if task == "" && !f.mcp.list && onTerminal(os.Stdin) {
+		var end func()
+		ctx, end = f.converse(ctx, stderr)
+		defer end()
 	}
 	if err := f.mcp.start(ctx, f.dir, stderr); err != nil {
 		return err
@@ -136,10 +147,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	defer sinks.close(stderr)
 	defer f.session.close(stderr)
-	if last, ok := f.session.begin(sinks.multi, task, stderr); ok {
+	last, goOn := f.session.begin(sinks.multi, task, stderr)
+	switch {
+	case f.keys != nil:
+		return f.termConversation(a, sinks, stderr).run(last)
+	case goOn:
 		return outcomeError(a.Continue(ctx, last))
-	}
-	if task != "" {
+	case task != "":
 		return outcomeError(a.Run(ctx, task))
 	}
 	return interactive(ctx, a, os.Stdin, stderr)
@@ -305,11 +319,14 @@ func (f *runFlags) agent(m model.Model, o sampler.Overrides, stdout, stderr io.W
 // sinks. -c sets the window of a script; a model has its own.
 func (f *runFlags) settings(o sampler.Overrides, stderr io.Writer) (loop.Settings, error) {
 	s := loop.Settings{Dir: f.dir, InstructionsRoot: repositoryRoot(f.dir), Window: f.ctxSize,
-		Limits: tools.Config{Sandbox: f.sandbox.spec, Policy: tools.Policy{Yes: f.yes, Ask: askOn(os.Stdin, stderr), Check: f.checkCmd}},
+		Limits: tools.Config{Sandbox: f.sandbox.spec, Policy: tools.Policy{Yes: f.yes, Ask: askOn(os.Stdin, stderr), Check: f.checkCmd}, Undo: f.undo},
 		Todos:  f.context.todos, NoSubagent: f.context.noSubagent, NoInstructions: f.context.noFiles,
 		NoRepoMap: f.context.noRepoMap, NoContext: f.context.noManage, GlobalInstructions: loop.GlobalInstructions(),
 		MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Timeout: f.timeout, Guards: f.guards, Check: f.checkCmd,
 		Sampling: model.Agent(o), NoGrammar: f.noGrammar, MoreTools: f.mcp.tools()}
+	if f.lines != nil {
+		s.Limits.Policy.Ask = f.lines.ask(stderr)
+	}
 	var err error
 	if s.Reasoning, s.ReasoningBudget, err = f.reasoning.values(); err != nil {
 		return s, err

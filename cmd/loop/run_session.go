@@ -39,6 +39,14 @@ func (s *sessionFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.capMiB, "session-cap", 0, "MiB the KV states of this workspace's sessions may take, the oldest removed first (0: 2048)")
 }
 
+// storeDir is the directory of the workspace's sessions ("" before open).
+func (s *sessionFlags) storeDir() string {
+	if s.store == nil {
+		return ""
+	}
+	return s.store.Dir
+}
+
 // open finds the session to continue and reads its conversation, before
 // a model loads.
 func (s *sessionFlags) open(dir string) error {
