@@ -22,7 +22,8 @@
 //     structure to get wrong than flat strings;
 //   - more than MaxOptional optional parameters, which invite the model to
 //     invent values;
-//   - the same verb (the name up to its first "_") as an earlier tool: two
+//   - the same verb (the name up to its first "_", after an MCP tool's
+//     mcp__SERVER__ prefix) as an earlier tool: two
 //     tools that do nearly the same thing force a choice the descriptions
 //     do not inform.
 //
@@ -184,7 +185,17 @@ func (l Linter) Lint(tools []chat.Tool) []Finding {
 	return out
 }
 
-func verb(name string) string { return strings.SplitN(name, "_", 2)[0] }
+// verb is a tool name up to its first "_", after the mcp__SERVER__ prefix
+// of an MCP server's tool: the tools of one server share the prefix, not
+// a verb.
+func verb(name string) string {
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		if _, tool, ok := strings.Cut(rest, "__"); ok {
+			name = tool
+		}
+	}
+	return strings.SplitN(name, "_", 2)[0]
+}
 
 func orDefault(v, def int) int {
 	if v == 0 {

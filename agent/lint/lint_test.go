@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,6 +123,24 @@ func TestThresholds(t *testing.T) {
 	}
 	if n := len(got); n != 13 {
 		t.Errorf("Lint found %d, want the 18 of the seed less 4 short descriptions and 1 optional count", n)
+	}
+}
+
+// TestSameVerbMCP: an MCP server's tools share their mcp__SERVER__
+// prefix, not a verb; their own names are compared.
+func TestSameVerbMCP(t *testing.T) {
+	def := func(name string) string {
+		return `{"type": "function", "function": {"name": "` + name + `", "description": "Does one thing to one file of the project.", "parameters": {"type": "object", "properties": {}}}}`
+	}
+	tools := parse(t, []string{def("mcp__docs__search"), def("mcp__docs__fetch_page"), def("mcp__git__fetch_log")})
+	var same []string
+	for _, f := range (Linter{}).Lint(tools) {
+		if f.Rule == SameVerb {
+			same = append(same, f.Tool+": "+f.Message)
+		}
+	}
+	if want := []string{"mcp__git__fetch_log: same verb as mcp__docs__fetch_page"}; !slices.Equal(same, want) {
+		t.Errorf("same-verb findings %q, want %q", same, want)
 	}
 }
 
