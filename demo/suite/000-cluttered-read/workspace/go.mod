@@ -1,0 +1,3 @@
+module grades
+
+go 1.22

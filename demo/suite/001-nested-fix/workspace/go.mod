@@ -1,0 +1,3 @@
+module github.com/brightlabs/calc
+
+go 1.22

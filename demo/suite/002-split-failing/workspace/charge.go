@@ -1,0 +1,6 @@
+package budget
+
+// Charge returns unit times count.
+func Charge(unit, count int) int {
+	return unit * count
+}

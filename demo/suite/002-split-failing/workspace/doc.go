@@ -1,0 +1,2 @@
+// Package budget holds small helpers of the budget service.
+package budget

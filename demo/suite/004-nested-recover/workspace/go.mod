@@ -1,0 +1,3 @@
+module github.com/nimbus/cart
+
+go 1.22

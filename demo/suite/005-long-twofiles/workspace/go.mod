@@ -1,0 +1,3 @@
+module metrics
+
+go 1.22

@@ -1,0 +1,3 @@
+module budget
+
+go 1.22

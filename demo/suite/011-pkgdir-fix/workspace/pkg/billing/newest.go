@@ -1,0 +1,5 @@
+package billing
+
+func Newest(counts []int) int {
+	return counts[len(counts)-1]
+}

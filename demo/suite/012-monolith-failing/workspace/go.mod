@@ -1,0 +1,3 @@
+module gitlab.com/quill/shop
+
+go 1.22

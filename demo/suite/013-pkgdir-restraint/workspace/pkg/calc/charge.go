@@ -1,0 +1,5 @@
+package calc
+
+func Charge(price, qty int) int {
+	return price * qty
+}

@@ -1,0 +1,5 @@
+package stats
+
+func CanDrive(age int) bool {
+	return age >= 16
+}

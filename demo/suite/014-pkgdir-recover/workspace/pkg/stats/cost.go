@@ -1,0 +1,5 @@
+package stats
+
+func Cost(unit, count int) int {
+	return unit * count
+}

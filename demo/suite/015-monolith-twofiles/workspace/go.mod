@@ -1,0 +1,3 @@
+module gitlab.com/octo/grades
+
+go 1.22

@@ -1,0 +1,5 @@
+package ledger
+
+func CanVote(age int) bool {
+	return age >= 18
+}

@@ -1,0 +1,3 @@
+module gitlab.com/quill/metrics
+
+go 1.22

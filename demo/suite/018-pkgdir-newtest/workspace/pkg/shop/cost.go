@@ -1,0 +1,5 @@
+package shop
+
+func Cost(unit, count int) int {
+	return unit * count
+}

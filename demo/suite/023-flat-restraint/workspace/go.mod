@@ -1,0 +1,3 @@
+module mathx
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/score
+
+go 1.22

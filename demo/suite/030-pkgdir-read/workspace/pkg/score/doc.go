@@ -1,0 +1,2 @@
+// Package score is the catalog service.
+package score

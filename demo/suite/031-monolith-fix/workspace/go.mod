@@ -1,0 +1,3 @@
+module gitlab.com/nimbus/budget
+
+go 1.22

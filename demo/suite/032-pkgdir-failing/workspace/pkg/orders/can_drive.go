@@ -1,0 +1,5 @@
+package orders
+
+func CanDrive(age int) bool {
+	return age >= 21
+}

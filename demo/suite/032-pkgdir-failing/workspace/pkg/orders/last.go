@@ -1,0 +1,5 @@
+package orders
+
+func Last(nums []int) int {
+	return nums[len(nums)-1]
+}

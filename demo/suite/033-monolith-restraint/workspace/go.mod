@@ -1,0 +1,3 @@
+module gitlab.com/umbra/fleet
+
+go 1.22

@@ -1,0 +1,3 @@
+module gitlab.com/kestrel/budget
+
+go 1.22

@@ -1,0 +1,3 @@
+module gitlab.com/nimbus/ledger
+
+go 1.22

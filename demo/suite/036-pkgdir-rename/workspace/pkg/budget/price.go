@@ -1,0 +1,5 @@
+package budget
+
+func Price(price, qty int) int {
+	return price * qty
+}

@@ -1,0 +1,5 @@
+package calc
+
+func CanRent(age int) bool {
+	return age >= 18
+}

@@ -1,0 +1,5 @@
+package calc
+
+func Last(xs []int) int {
+	return xs[len(xs)-1]
+}

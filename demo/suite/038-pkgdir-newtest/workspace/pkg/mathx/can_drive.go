@@ -1,0 +1,5 @@
+package mathx
+
+func CanDrive(age int) bool {
+	return age >= 18
+}

@@ -1,0 +1,5 @@
+package mathx
+
+func Price(rate, hours int) int {
+	return rate * hours
+}

@@ -1,0 +1,3 @@
+module gitlab.com/nimbus/cart
+
+go 1.22

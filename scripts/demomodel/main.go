@@ -1,0 +1,468 @@
+// Command demomodel writes and checks the manifest of the demo model, the
+// model file the repository ships in demo/ so that `make demo` runs in
+// minutes without training (make trained rebuilds it):
+//
+//	go run ./scripts/demomodel write --dir demo --checkpoint CKPT --eval NAME=EVAL.json... [--seconds NAME=S...] [--recipe FILE] [--why FILE]
+//	go run ./scripts/demomodel check --dir demo
+//	go run ./scripts/demomodel show --dir demo
+//
+// write reads the final checkpoint's manifest (agent/train.Manifest: the
+// trainer's recipe, the hashes of the base and the chats, the loss of
+// every epoch), the reports of `loop eval --json`, the recipe script and
+// the note on why the shape and the data are what they are, hashes the
+// model file and the suite, records the git trees of the generator's and
+// the trainer's sources at the recipe's commit, and writes
+// demo/manifest.json. check reads it back and compares the model file's
+// size and SHA-256 and the held-out suite's with it: the file the
+// repository holds is the file the manifest describes. show checks, then
+// prints the losses and the evaluation the manifest recorded.
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/loopagent/loop/agent/eval"
+	"github.com/spf13/pflag"
+)
+
+// The files of the demo directory.
+const (
+	ModelFile    = "model.gguf"
+	ManifestFile = "manifest.json"
+	SuiteDir     = "suite"
+)
+
+// Manifest is demo/manifest.json.
+type Manifest struct {
+	// Model is the model file, its size and SHA-256.
+	Model File `json:"model"`
+	// Suite is the SHA-256 of the held-out tasks (hashTree of demo/suite),
+	// which the generator wrote beside the chats and no chat holds.
+	Suite string `json:"suite_sha256"`
+	// Recipe is the script that made the model (scripts/train-demo.sh),
+	// verbatim: the commands, the flags and the generator's seeds.
+	Recipe string `json:"recipe"`
+	// Why says why the shape, the data and the epochs are what they are.
+	Why string `json:"why"`
+	// Commit is the repository's commit the recipe ran at, and Sources
+	// the git tree ids at that commit of the directories whose code wrote
+	// the chats and trained the model.
+	Commit  string            `json:"commit,omitempty"`
+	Sources map[string]string `json:"source_trees,omitempty"`
+	// Seconds is the wall time of each stage of the recipe.
+	Seconds map[string]float64 `json:"seconds,omitempty"`
+	// Training is the last checkpoint's manifest (agent/train.Manifest)
+	// as loop train wrote it, less the shuffle's state: the trainer's
+	// recipe, the base model's and the chats' hashes, and the losses
+	// (train and held-out) of every epoch.
+	Training json.RawMessage `json:"training"`
+	// Eval is the evaluation of the model on the held-out suite, by name.
+	Eval []Eval `json:"eval"`
+}
+
+// Eval is one `loop eval --json` run, without its per-run results.
+type Eval struct {
+	Name        string            `json:"name"`
+	Suite       string            `json:"suite"`
+	Seeds       int               `json:"seeds"`
+	Scenarios   int               `json:"scenarios"`
+	Summaries   []eval.Summary    `json:"summaries"`
+	Comparisons []eval.Comparison `json:"comparisons"`
+	// Groups are each configuration's pass rate on a part of the suite:
+	// the tasks with a check (a bug to fix, a test to add), those in
+	// the held-out workspace shapes, and each family.
+	Groups []Group `json:"groups"`
+}
+
+// File is a file's name, size and SHA-256, as agent/train.File.
+type File struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// training is what this command reads of a checkpoint's manifest
+// (agent/train.Manifest; this package stays pure Go, so that go run
+// builds it without llama.cpp).
+type training struct {
+	Epoch  int `json:"epoch"`
+	Recipe struct {
+		Epochs int `json:"epochs"`
+	} `json:"recipe"`
+	Base   File `json:"base"`
+	Model  File `json:"model"`
+	Report struct {
+		Chats   int     `json:"chats"`
+		HeldOut int     `json:"held_out_chats"`
+		Before  float64 `json:"eval_loss_before"`
+		Epochs  []struct {
+			TrainLoss float64 `json:"train_loss"`
+			EvalLoss  float64 `json:"eval_loss"`
+			Seconds   float64 `json:"seconds"`
+		} `json:"epochs"`
+	} `json:"report"`
+}
+
+// training reads the checkpoint's manifest the manifest holds.
+func (m *Manifest) training() (training, error) {
+	var t training
+	if err := json.Unmarshal(m.Training, &t); err != nil {
+		return t, fmt.Errorf("the training manifest: %w", err)
+	}
+	return t, nil
+}
+
+// Group is one configuration's pass rate on a part of the suite.
+type Group struct {
+	Group  string    `json:"group"`
+	Config string    `json:"config"`
+	Pass   eval.Rate `json:"pass"`
+}
+
+// heldTask is what a held-out task's task.json says of it.
+type heldTask struct {
+	Family       string `json:"family"`
+	Shape        string `json:"shape"`
+	HeldOutShape bool   `json:"held_out_shape"`
+	Check        string `json:"check"`
+}
+
+// hashed are the source directories whose trees the manifest records.
+var hashed = []string{"scripts/gentrain", "agent/train", "agent/loop", "agent/tools", "llama"}
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "demomodel:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("want a command: write, check or show")
+	}
+	fs := pflag.NewFlagSet("demomodel "+args[0], pflag.ContinueOnError)
+	dir := fs.String("dir", "demo", "the demo directory: model.gguf, manifest.json, suite/")
+	switch args[0] {
+	case "check":
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		m, err := Check(*dir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: %d bytes, sha256 %s, as %s says\n", filepath.Join(*dir, ModelFile), m.Model.Size, m.Model.SHA256, filepath.Join(*dir, ManifestFile))
+		return nil
+	case "show":
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		m, err := Check(*dir)
+		if err != nil {
+			return err
+		}
+		return Show(stdout, m)
+	case "write":
+		ckpt := fs.String("checkpoint", "", "the training checkpoint folder (loop train --checkpoint)")
+		evals := fs.StringArray("eval", nil, "NAME=FILE: a loop eval --json report")
+		secs := fs.StringArray("seconds", nil, "NAME=S: the wall time of a stage")
+		recipe := fs.String("recipe", "scripts/train-demo.sh", "the recipe script")
+		why := fs.String("why", "", "a file saying why the shape and the data are what they are")
+		commit := fs.String("commit", "", "the repository's commit the chats were written and the model trained at")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		m, err := Write(*dir, *ckpt, *evals, *secs, *recipe, *why, *commit)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (model sha256 %s)\n", filepath.Join(*dir, ManifestFile), m.Model.SHA256)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q: want write, check or show", args[0])
+}
+
+// Write writes dir's manifest from the checkpoint folder, the eval
+// reports (NAME=FILE), the stages' times (NAME=SECONDS), the recipe
+// script and the note on why.
+func Write(dir, ckpt string, evals, secs []string, recipe, why, commit string) (*Manifest, error) {
+	m := &Manifest{Commit: commit, Sources: map[string]string{}, Seconds: map[string]float64{}}
+	var err error
+	if m.Model, err = fileOf(filepath.Join(dir, ModelFile)); err != nil {
+		return nil, err
+	}
+	if m.Suite, err = hashTree(filepath.Join(dir, SuiteDir)); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(ckpt, "manifest.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	delete(raw, "shuffle_state")
+	if m.Training, err = json.Marshal(raw); err != nil {
+		return nil, err
+	}
+	tr, err := m.training()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// The checkpoint's last weights are the model, bit for bit.
+	if tr.Model.SHA256 != m.Model.SHA256 {
+		return nil, fmt.Errorf("%s is not the weights of %s's last epoch (sha256 %s, the checkpoint's %s)",
+			filepath.Join(dir, ModelFile), ckpt, m.Model.SHA256, tr.Model.SHA256)
+	}
+	if b, err = os.ReadFile(recipe); err != nil {
+		return nil, err
+	}
+	m.Recipe = string(b)
+	if why != "" {
+		if b, err = os.ReadFile(why); err != nil {
+			return nil, err
+		}
+		m.Why = strings.TrimSpace(string(b))
+	}
+	for _, d := range hashed {
+		if commit == "" {
+			break
+		}
+		out, err := exec.Command("git", "rev-parse", commit+":"+d).Output()
+		if err != nil {
+			return nil, fmt.Errorf("git rev-parse %s:%s: %w", commit, d, err)
+		}
+		m.Sources[d] = strings.TrimSpace(string(out))
+	}
+	for _, s := range secs {
+		name, v, ok := strings.Cut(s, "=")
+		f, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("--seconds %q: want NAME=SECONDS", s)
+		}
+		m.Seconds[name] = f
+	}
+	for _, e := range evals {
+		name, path, ok := strings.Cut(e, "=")
+		if !ok {
+			return nil, fmt.Errorf("--eval %q: want NAME=FILE", e)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		var r eval.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		groups, err := groupsOf(filepath.Join(dir, SuiteDir), &r)
+		if err != nil {
+			return nil, err
+		}
+		m.Eval = append(m.Eval, Eval{Name: name, Suite: r.Suite, Seeds: r.Seeds, Scenarios: len(r.Scenarios),
+			Summaries: r.Summaries, Comparisons: r.Comparisons, Groups: groups})
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return m, os.WriteFile(filepath.Join(dir, ManifestFile), append(out, '\n'), 0o644)
+}
+
+// groupsOf is each configuration's pass rate on the parts of the suite
+// whose task.json files are under suite.
+func groupsOf(suite string, r *eval.Report) ([]Group, error) {
+	tasks := map[string]heldTask{}
+	for _, sc := range r.Scenarios {
+		b, err := os.ReadFile(filepath.Join(suite, sc, "task.json"))
+		if err != nil {
+			return nil, err
+		}
+		var t heldTask
+		if err := json.Unmarshal(b, &t); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(suite, sc, "task.json"), err)
+		}
+		tasks[sc] = t
+	}
+	in := map[string]func(heldTask) bool{
+		"checked":                  func(t heldTask) bool { return t.Check != "" },
+		"checked, training shapes": func(t heldTask) bool { return t.Check != "" && !t.HeldOutShape },
+		"checked, held-out shapes": func(t heldTask) bool { return t.Check != "" && t.HeldOutShape },
+		"held-out shapes":          func(t heldTask) bool { return t.HeldOutShape },
+	}
+	names := []string{"checked", "checked, training shapes", "checked, held-out shapes", "held-out shapes"}
+	var fams []string
+	for _, t := range tasks {
+		if !slices.Contains(fams, "family "+t.Family) {
+			fams = append(fams, "family "+t.Family)
+		}
+	}
+	slices.Sort(fams)
+	for _, f := range fams {
+		in[f] = func(t heldTask) bool { return "family "+t.Family == f }
+	}
+	names = append(names, fams...)
+	var out []Group
+	for _, c := range r.Configs {
+		for _, name := range names {
+			g := Group{Group: name, Config: c.Name}
+			for _, res := range r.Results {
+				if res.Config == c.Name && in[name](tasks[res.Scenario]) {
+					g.Pass.N++
+					if res.Pass {
+						g.Pass.K++
+					}
+				}
+			}
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// Show writes what the manifest recorded: the losses and the evaluation.
+func Show(w io.Writer, m *Manifest) error {
+	tr, err := m.training()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "trained %d epochs on %d chats (%d held out) from a %s base: held-out loss %.4f before,",
+		tr.Epoch, tr.Report.Chats, tr.Report.HeldOut, tr.Base.Path, tr.Report.Before)
+	for _, e := range tr.Report.Epochs {
+		fmt.Fprintf(w, " %.4f", e.EvalLoss)
+	}
+	fmt.Fprintf(w, " by epoch (%.0f s of training)\n", m.Seconds["train"])
+	for _, e := range m.Eval {
+		fmt.Fprintf(w, "%s: %d tasks x %d seeds, pass rate with its 95%% Wilson interval:\n", e.Name, e.Scenarios, e.Seeds)
+		var configs []string
+		for _, g := range e.Groups {
+			if !slices.Contains(configs, g.Config) {
+				configs = append(configs, g.Config)
+			}
+		}
+		fmt.Fprintf(w, "  %-26s", "")
+		for _, c := range configs {
+			fmt.Fprintf(w, "  %-30s", c)
+		}
+		fmt.Fprintln(w)
+		var groups []string
+		for _, g := range e.Groups {
+			if !slices.Contains(groups, g.Group) {
+				groups = append(groups, g.Group)
+			}
+		}
+		for _, name := range groups {
+			fmt.Fprintf(w, "  %-26s", name)
+			for _, c := range configs {
+				for _, g := range e.Groups {
+					if g.Group == name && g.Config == c {
+						fmt.Fprintf(w, "  %-7s %-22s", g.Pass.Fraction(), g.Pass)
+					}
+				}
+			}
+			fmt.Fprintln(w)
+		}
+		for _, s := range e.Summaries {
+			fmt.Fprintf(w, "  %s: replies that parse as a call or an answer %s %s\n", s.Config, s.Usable.Fraction(), s.Usable)
+		}
+		for _, c := range e.Comparisons {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
+	return nil
+}
+
+// Check reads dir's manifest and checks that the model file and the suite
+// are those it describes.
+func Check(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	got, err := fileOf(filepath.Join(dir, ModelFile))
+	if err != nil {
+		return nil, err
+	}
+	if got.Size != m.Model.Size || got.SHA256 != m.Model.SHA256 {
+		return nil, fmt.Errorf("%s: %d bytes, sha256 %s; %s says %d bytes, sha256 %s",
+			filepath.Join(dir, ModelFile), got.Size, got.SHA256, path, m.Model.Size, m.Model.SHA256)
+	}
+	suite, err := hashTree(filepath.Join(dir, SuiteDir))
+	if err != nil {
+		return nil, err
+	}
+	if suite != m.Suite {
+		return nil, fmt.Errorf("%s: sha256 %s; %s says %s", filepath.Join(dir, SuiteDir), suite, path, m.Suite)
+	}
+	return &m, nil
+}
+
+// fileOf is path's size and SHA-256, named by its base name.
+func fileOf(path string) (File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return File{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return File{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return File{Path: filepath.Base(path), Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// hashTree is the SHA-256 of the regular files under dir: each file's
+// slash-separated path relative to dir, a NUL, its SHA-256, a newline, in
+// the order of the paths. Anything but a directory or a regular file is
+// refused.
+func hashTree(dir string) (string, error) {
+	var lines []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", path)
+		}
+		f, err := fileOf(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, filepath.ToSlash(rel)+"\x00"+f.SHA256+"\n")
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	slices.Sort(lines)
+	h := sha256.Sum256([]byte(strings.Join(lines, "")))
+	return hex.EncodeToString(h[:]), nil
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// repoDemo is the repository's demo directory, from this package's.
+const repoDemo = "../../demo"
+
+// TestCommittedModel checks the model the repository ships: its size and
+// SHA-256 are the manifest's, the held-out suite is the one the manifest
+// hashed, and the training reached its last epoch. agent/local's
+// TestDemoModel loads the file and runs a step on it.
+func TestCommittedModel(t *testing.T) {
+	m, err := Check(repoDemo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := m.training()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Epoch != tr.Recipe.Epochs || len(tr.Report.Epochs) != tr.Epoch {
+		t.Errorf("the checkpoint holds %d of %d epochs and %d losses", tr.Epoch, tr.Recipe.Epochs, len(tr.Report.Epochs))
+	}
+	if len(m.Eval) == 0 || m.Recipe == "" || m.Why == "" {
+		t.Errorf("the manifest lacks eval figures (%d), the recipe (%d bytes) or why (%d bytes)", len(m.Eval), len(m.Recipe), len(m.Why))
+	}
+}
+
+// TestCheckRefuses shows that Check fails on a model file, or a suite,
+// other than the manifest's.
+func TestCheckRefuses(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := t.TempDir()
+	write := func(path, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, ModelFile), "weights")
+	write(filepath.Join(dir, SuiteDir, "000-flat-fix", "task.json"), "{}")
+	f, err := fileOf(filepath.Join(dir, ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(ckpt, "manifest.json"), `{"format": 1, "epoch": 1, "model": {"path": "m", "size": 7, "sha256": "`+f.SHA256+`"}}`)
+	t.Chdir("../..")
+	if _, err := Write(dir, ckpt, nil, []string{"train=1.5"}, "scripts/train-demo.sh", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(dir); err != nil {
+		t.Fatalf("the manifest just written: %v", err)
+	}
+	write(filepath.Join(dir, ModelFile), "Weights")
+	if _, err := Check(dir); err == nil || !strings.Contains(err.Error(), ModelFile) {
+		t.Errorf("a changed model file: got %v, want an error naming %s", err, ModelFile)
+	}
+	write(filepath.Join(dir, ModelFile), "weights")
+	write(filepath.Join(dir, SuiteDir, "000-flat-fix", "task.json"), "{ }")
+	if _, err := Check(dir); err == nil || !strings.Contains(err.Error(), SuiteDir) {
+		t.Errorf("a changed suite: got %v, want an error naming %s", err, SuiteDir)
+	}
+	// Weights other than the checkpoint's last are refused when written.
+	write(filepath.Join(dir, ModelFile), "other")
+	if _, err := Write(dir, ckpt, nil, nil, "scripts/train-demo.sh", "", ""); err == nil {
+		t.Error("Write took a model file that is not the checkpoint's")
+	}
+}
