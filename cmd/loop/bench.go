@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/loopagent/loop/llama"
 )
 
@@ -84,40 +86,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var f benchFlags
 	fs := newFlagSet("bench", stderr)
 	f.register(fs)
-	fs.IntVarP(&f.nPrompt, "n-prompt", "p", 512, "prompt tokens of the pp test (0: skip)")
-	fs.IntVarP(&f.nGen, "n-gen", "n", 128, "generated tokens of the tg test (0: skip)")
-	fs.IntVarP(&f.threads, "threads", "t", defaultThreads(), "threads")
-	fs.IntVarP(&f.reps, "repetitions", "r", 3, "repetitions of each test")
-	fs.IntVarP(&f.batch, "batch-size", "b", 2048, "n_batch")
-	fs.IntVar(&f.ubatch, "ubatch-size", 512, "n_ubatch")
-	fs.StringVar(&f.flashAttn, "flash-attn", "off", "flash attention: auto, on or off (off, as llama-bench defaults)")
-	fs.StringVar(&f.cacheK, "cache-type-k", "f16", "K cache type: "+strings.Join(llama.CacheTypes(), ", ")+" (llama-bench's -ctk)")
-	fs.StringVar(&f.cacheV, "cache-type-v", "f16", "V cache type, as --cache-type-k; a quantized one needs --flash-attn on (llama-bench's -ctv)")
-	fs.IntVar(&f.turns, "turns", 6, "turns of the cache-reuse conversation")
-	fs.IntVar(&f.turnTokens, "turn-tokens", 96, "about this many tokens per user message in the conversation")
-	fs.IntVar(&f.coldEvery, "cold-every", 1, "time the cold prefill every this many turns, and the last (a long session's cold turns dominate the run)")
-	fs.BoolVar(&f.noReuse, "no-reuse", false, "skip the cache-reuse scenario")
-	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
-	fs.BoolVar(&f.roofline, "roofline", false, "measure memory bandwidth (a copy) and F32 matmul GFLOP/s (ggml's kernels), and show tg and pp as shares of those bounds")
-	fs.StringVar(&f.vs, "vs", "", "also run llama.cpp's llama-bench at this path on the same model and settings, interleaved with ours, and print the ratios")
-	fs.StringVar(&f.vsServer, "vs-server", "", "also run llama.cpp's llama-server at this path on the same model and threads, plain and with each n-gram --spec-type, interleaved with loop plain and drafting up to --draft-max (16 if unset) on the edit, text and edit-call prompts, and print decode t/s, acceptance and the ratios")
-	fs.IntVar(&f.draftMax, "draft-max", 0, "also time n-gen tokens of a file edit (greedy), of prose (sampled) and of the agent's edit call after a read (greedy, with a chat template), plain and drafting up to this many tokens by prompt lookup (0: skip)")
-	fs.BoolVar(&f.grammar, "grammar", false, "also time n-gen greedy tokens under the agent's call grammar: none, lazy, required, each exact and rejection-first, and required grammar-first")
+	f.registerBench(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if f.reps < 1 || f.threads < 1 || f.nPrompt < 0 || f.nGen < 0 || f.draftMax < 0 {
-		return usagef("repetitions and threads must be positive, token counts not negative")
-	}
-	for _, t := range []string{f.cacheK, f.cacheV} {
-		if !slices.Contains(llama.CacheTypes(), strings.ToLower(t)) {
-			return usagef("KV cache type %q: want one of %s", t, strings.Join(llama.CacheTypes(), ", "))
-		}
-	}
-	if f.vsServer != "" {
-		if err := checkServer(f.vsServer, &f); err != nil {
-			return err
-		}
+	if err := f.check(); err != nil {
+		return err
 	}
 	m, err := f.load(ctx, stderr, false)
 	if err != nil {
@@ -147,6 +121,48 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return writeJSON(stdout, rep)
 	}
 	printBench(stdout, rep)
+	return nil
+}
+
+// registerBench adds loop bench's own flags to fs.
+func (f *benchFlags) registerBench(fs *pflag.FlagSet) {
+	fs.IntVarP(&f.nPrompt, "n-prompt", "p", 512, "prompt tokens of the pp test (0: skip)")
+	fs.IntVarP(&f.nGen, "n-gen", "n", 128, "generated tokens of the tg test (0: skip)")
+	fs.IntVarP(&f.threads, "threads", "t", defaultThreads(), "threads")
+	fs.IntVarP(&f.reps, "repetitions", "r", 3, "repetitions of each test")
+	fs.IntVarP(&f.batch, "batch-size", "b", 2048, "n_batch")
+	fs.IntVar(&f.ubatch, "ubatch-size", 512, "n_ubatch")
+	fs.StringVar(&f.flashAttn, "flash-attn", "off", "flash attention: auto, on or off (off, as llama-bench defaults)")
+	fs.StringVar(&f.cacheK, "cache-type-k", "f16", "K cache type: "+strings.Join(llama.CacheTypes(), ", ")+" (llama-bench's -ctk)")
+	fs.StringVar(&f.cacheV, "cache-type-v", "f16", "V cache type, as --cache-type-k; a quantized one needs --flash-attn on (llama-bench's -ctv)")
+	fs.IntVar(&f.turns, "turns", 6, "turns of the cache-reuse conversation")
+	fs.IntVar(&f.turnTokens, "turn-tokens", 96, "about this many tokens per user message in the conversation")
+	fs.IntVar(&f.coldEvery, "cold-every", 1, "time the cold prefill every this many turns, and the last (a long session's cold turns dominate the run)")
+	fs.BoolVar(&f.noReuse, "no-reuse", false, "skip the cache-reuse scenario")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
+	fs.BoolVar(&f.roofline, "roofline", false, "measure memory bandwidth (a copy) and F32 matmul GFLOP/s (ggml's kernels), and show tg and pp as shares of those bounds")
+	fs.StringVar(&f.vs, "vs", "", "also run llama.cpp's llama-bench at this path on the same model and settings, interleaved with ours, and print the ratios")
+	fs.StringVar(&f.vsServer, "vs-server", "", "also run llama.cpp's llama-server at this path on the same model and threads, plain and with each n-gram --spec-type, interleaved with loop plain and drafting up to --draft-max (16 if unset) on the edit, text and edit-call prompts, and print decode t/s, acceptance and the ratios")
+	fs.IntVar(&f.draftMax, "draft-max", 0, "also time n-gen tokens of a file edit (greedy), of prose (sampled) and of the agent's edit call after a read (greedy, with a chat template), plain and drafting up to this many tokens by prompt lookup (0: skip)")
+	fs.BoolVar(&f.grammar, "grammar", false, "also time n-gen greedy tokens under the agent's call grammar: none, lazy, required, each exact and rejection-first, and required grammar-first")
+}
+
+// check refuses flag values no test can run with, and checks the peer
+// server's path when --vs-server names one.
+func (f *benchFlags) check() error {
+	if f.reps < 1 || f.threads < 1 || f.nPrompt < 0 || f.nGen < 0 || f.draftMax < 0 {
+		return usagef("repetitions and threads must be positive, token counts not negative")
+	}
+	for _, t := range []string{f.cacheK, f.cacheV} {
+		if !slices.Contains(llama.CacheTypes(), strings.ToLower(t)) {
+			return usagef("KV cache type %q: want one of %s", t, strings.Join(llama.CacheTypes(), ", "))
+		}
+	}
+	if f.vsServer != "" {
+		if err := checkServer(f.vsServer, f); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

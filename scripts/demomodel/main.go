@@ -199,7 +199,7 @@ func run(args []string, stdout io.Writer) error {
 // reports (NAME=FILE), the stages' times (NAME=SECONDS), the recipe
 // script and the note on why.
 func Write(dir, ckpt string, evals, secs []string, recipe, why, commit string) (*Manifest, error) {
-	m := &Manifest{Commit: commit, Sources: map[string]string{}, Seconds: map[string]float64{}}
+	m := &Manifest{Commit: commit, Seconds: map[string]float64{}}
 	var err error
 	if m.Model, err = fileOf(filepath.Join(dir, ModelFile)); err != nil {
 		return nil, err
@@ -207,29 +207,11 @@ func Write(dir, ckpt string, evals, secs []string, recipe, why, commit string) (
 	if m.Suite, err = hashTree(filepath.Join(dir, SuiteDir)); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(ckpt, "manifest.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
+	if m.Training, err = readCheckpoint(ckpt, m.Model, filepath.Join(dir, ModelFile)); err != nil {
 		return nil, err
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	delete(raw, "shuffle_state")
-	if m.Training, err = json.Marshal(raw); err != nil {
-		return nil, err
-	}
-	tr, err := m.training()
+	b, err := os.ReadFile(recipe)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	// The checkpoint's last weights are the model, bit for bit.
-	if tr.Model.SHA256 != m.Model.SHA256 {
-		return nil, fmt.Errorf("%s is not the weights of %s's last epoch (sha256 %s, the checkpoint's %s)",
-			filepath.Join(dir, ModelFile), ckpt, m.Model.SHA256, tr.Model.SHA256)
-	}
-	if b, err = os.ReadFile(recipe); err != nil {
 		return nil, err
 	}
 	m.Recipe = string(b)
@@ -239,15 +221,10 @@ func Write(dir, ckpt string, evals, secs []string, recipe, why, commit string) (
 		}
 		m.Why = strings.TrimSpace(string(b))
 	}
-	for _, d := range hashed {
-		if commit == "" {
-			break
+	if commit != "" {
+		if m.Sources, err = sourceTrees(commit); err != nil {
+			return nil, err
 		}
-		out, err := exec.Command("git", "rev-parse", commit+":"+d).Output()
-		if err != nil {
-			return nil, fmt.Errorf("git rev-parse %s:%s: %w", commit, d, err)
-		}
-		m.Sources[d] = strings.TrimSpace(string(out))
 	}
 	for _, s := range secs {
 		name, v, ok := strings.Cut(s, "=")
@@ -258,30 +235,81 @@ func Write(dir, ckpt string, evals, secs []string, recipe, why, commit string) (
 		m.Seconds[name] = f
 	}
 	for _, e := range evals {
-		name, path, ok := strings.Cut(e, "=")
-		if !ok {
-			return nil, fmt.Errorf("--eval %q: want NAME=FILE", e)
-		}
-		b, err := os.ReadFile(path)
+		ev, err := readEval(filepath.Join(dir, SuiteDir), e)
 		if err != nil {
 			return nil, err
 		}
-		var r eval.Report
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		groups, err := groupsOf(filepath.Join(dir, SuiteDir), &r)
-		if err != nil {
-			return nil, err
-		}
-		m.Eval = append(m.Eval, Eval{Name: name, Suite: r.Suite, Seeds: r.Seeds, Scenarios: len(r.Scenarios),
-			Summaries: r.Summaries, Comparisons: r.Comparisons, Groups: groups})
+		m.Eval = append(m.Eval, ev)
 	}
 	out, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return m, os.WriteFile(filepath.Join(dir, ManifestFile), append(out, '\n'), 0o644)
+}
+
+// readCheckpoint reads the checkpoint folder's manifest, less the
+// shuffle's state, and checks that its last weights are model (at path).
+func readCheckpoint(ckpt string, model File, path string) (json.RawMessage, error) {
+	mpath := filepath.Join(ckpt, "manifest.json")
+	b, err := os.ReadFile(mpath)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", mpath, err)
+	}
+	delete(raw, "shuffle_state")
+	out, err := json.Marshal(raw)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := (&Manifest{Training: out}).training()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", mpath, err)
+	}
+	if tr.Model.SHA256 != model.SHA256 {
+		return nil, fmt.Errorf("%s is not the weights of %s's last epoch (sha256 %s, the checkpoint's %s)",
+			path, ckpt, model.SHA256, tr.Model.SHA256)
+	}
+	return out, nil
+}
+
+// sourceTrees is the git tree id of each hashed directory at commit.
+func sourceTrees(commit string) (map[string]string, error) {
+	trees := map[string]string{}
+	for _, d := range hashed {
+		out, err := exec.Command("git", "rev-parse", commit+":"+d).Output()
+		if err != nil {
+			return nil, fmt.Errorf("git rev-parse %s:%s: %w", commit, d, err)
+		}
+		trees[d] = strings.TrimSpace(string(out))
+	}
+	return trees, nil
+}
+
+// readEval reads spec, NAME=FILE of a loop eval --json report, and groups
+// its runs by the task.json files under suite.
+func readEval(suite, spec string) (Eval, error) {
+	name, path, ok := strings.Cut(spec, "=")
+	if !ok {
+		return Eval{}, fmt.Errorf("--eval %q: want NAME=FILE", spec)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Eval{}, err
+	}
+	r, err := eval.ReadReport(b)
+	if err != nil {
+		return Eval{}, fmt.Errorf("%s: %w", path, err)
+	}
+	groups, err := groupsOf(suite, r)
+	if err != nil {
+		return Eval{}, err
+	}
+	return Eval{Name: name, Suite: r.Suite, Seeds: r.Seeds, Scenarios: len(r.Scenarios),
+		Summaries: r.Summaries, Comparisons: r.Comparisons, Groups: groups}, nil
 }
 
 // groupsOf is each configuration's pass rate on the parts of the suite
