@@ -91,23 +91,32 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	f.session.register(fs)
 }
 
+// parseRun parses loop run's flags and its task ("" for none).
+func parseRun(args []string, stderr io.Writer) (*runFlags, string, error) {
+	f := &runFlags{}
+	fs := newFlagSet("run", stderr)
+	f.registerAll(fs)
+	if err := parse(fs, args); err != nil {
+		return nil, "", err
+	}
+	if err := f.validate(); err != nil {
+		return nil, "", err
+	}
+	task := strings.Join(fs.Args(), " ")
+	if fs.NArg() > 0 && strings.TrimSpace(task) == "" {
+		return nil, "", usagef("the task is empty: give a task, or none to read tasks from standard input")
+	}
+	return f, task, nil
+}
+
 // runRun is `loop run`: the agent on a task, or, without one, on each line
 // of standard input in one conversation (on a terminal, with commands:
 // run_interactive.go). Its exit code tells the outcome (see
 // loop.Kind.ExitCode).
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f runFlags
-	fs := newFlagSet("run", stderr)
-	f.registerAll(fs)
-	if err := parse(fs, args); err != nil {
+	f, task, err := parseRun(args, stderr)
+	if err != nil {
 		return err
-	}
-	if err := f.validate(); err != nil {
-		return err
-	}
-	task := strings.Join(fs.Args(), " ")
-	if fs.NArg() > 0 && strings.TrimSpace(task) == "" {
-		return usagef("the task is empty: give a task, or none to read tasks from standard input")
 	}
 	if err := f.session.open(f.dir); err != nil {
 		return err
