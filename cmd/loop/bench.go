@@ -108,7 +108,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if f.vsServer != "" {
-		if rep.Server, err = benchServer(ctx, m, f, f.vsServer); err != nil {
+		if rep.Server, err = benchServer(ctx, m, f, f.vsServer, stderr); err != nil {
 			return err
 		}
 	}

@@ -32,6 +32,9 @@ type serverReport struct {
 	Args      []string    `json:"args"`       // every start's flags, less --port and --spec-type
 	SpecTypes []string    `json:"spec_types"` // the n-gram types its --help lists
 	Rows      []serverRow `json:"rows"`
+	// progress, where set, gets each row's lines as the row ends: a full
+	// run takes minutes.
+	progress io.Writer
 }
 
 // serverRow is one prompt in every mode.
@@ -61,13 +64,22 @@ type serverMode struct {
 	StdevTS  float64   `json:"stddev_ts"`
 	Drafted  int       `json:"draft_n"`
 	Accepted int       `json:"draft_n_accepted"`
-	// CacheN is the prompt tokens the peer took from its cache over the
-	// timed runs; with the prompt cache off it is 0.
+	// CacheN is the prompt tokens the peer took from its prompt cache over
+	// the timed runs.
 	CacheN int `json:"cache_n"`
 	// SameTokens is, on a greedy row, whether the first timed run's tokens
 	// are loop plain's.
-	SameTokens *bool         `json:"same_tokens_as_loop,omitempty"`
-	tokens     []llama.Token // the first timed run's
+	SameTokens *bool `json:"same_tokens_as_loop,omitempty"`
+	// DiffersAt is, where SameTokens is false, the first token that is
+	// not loop plain's; Margin is by how much loop plain's logits, after
+	// the prompt and the tokens both wrote, put loop plain's token there
+	// ahead of this mode's. Greedy decodings part at a near tie when the
+	// numerics differ by rounding (another llama.cpp, or a batch of draft
+	// tokens computed together), so a margin near zero explains a
+	// difference that a sampling or drafting bug would not.
+	DiffersAt *int          `json:"differs_at,omitempty"`
+	Margin    *float64      `json:"logit_margin,omitempty"`
+	tokens    []llama.Token // the first timed run's
 }
 
 // serverDiff is where two greedy outputs part: the token index and each
@@ -112,7 +124,7 @@ var (
 // llama-server at path, plain and with each n-gram type, f.reps times
 // after a warm-up, each mode first in turn. Loop drafts up to --draft-max,
 // 16 if it is unset.
-func benchServer(ctx context.Context, m *llama.Model, f benchFlags, path string) (*serverReport, error) {
+func benchServer(ctx context.Context, m *llama.Model, f benchFlags, path string, progress io.Writer) (*serverReport, error) {
 	specs, version, err := serverHelp(ctx, path)
 	if err != nil {
 		return nil, err
@@ -132,9 +144,32 @@ func benchServer(ctx context.Context, m *llama.Model, f benchFlags, path string)
 	}
 	defer done()
 	loop := []serverRunner{loopRunner("loop", slot, 0, f.nGen), loopRunner(fmt.Sprintf("loop draft%d", draftMax), slot, draftMax, f.nGen)}
-	rep := &serverReport{Path: path, Version: version, SpecTypes: specs, Args: serverArgs(f, longest+f.nGen+64)}
-	detok := func(toks []llama.Token) string { s, _ := m.Detokenize(toks, false); return s }
-	return rep, runBesidePeers(ctx, rep, loop, workloads, f.reps, f.nGen, detok)
+	rep := &serverReport{Path: path, Version: version, SpecTypes: specs, Args: serverArgs(f, longest+f.nGen+64), progress: progress}
+	view := tokenView{
+		detok: func(toks []llama.Token) string { s, _ := m.Detokenize(toks, false); return s },
+		margin: func(w serverWorkload, prefix []llama.Token, a, b llama.Token) (float64, error) {
+			if _, err := slot.Prefill(ctx, append(slices.Clip(w.prompt), prefix...)); err != nil {
+				return 0, err
+			}
+			logits, err := slot.Context().Logits(-1)
+			if err != nil {
+				return 0, err
+			}
+			if min(a, b) < 0 || int(max(a, b)) >= len(logits) {
+				return 0, fmt.Errorf("token %d or %d is outside the vocabulary of %d", a, b, len(logits))
+			}
+			return float64(logits[a] - logits[b]), nil
+		},
+	}
+	return rep, runBesidePeers(ctx, rep, loop, workloads, f.reps, f.nGen, view)
+}
+
+// tokenView is how a row's comparison reads tokens: their text, and the
+// margin between two candidates for the token after a workload's prompt
+// and prefix in loop's logits.
+type tokenView struct {
+	detok  func([]llama.Token) string
+	margin func(w serverWorkload, prefix []llama.Token, a, b llama.Token) (float64, error)
 }
 
 // serverWorkloads are the rows: editPrompt and callStep greedy, textPrompt
@@ -178,7 +213,7 @@ func loopRunner(mode string, slot *llama.Slot, draftMax, n int) serverRunner {
 
 // runBesidePeers starts a peer per mode (none and each of rep.SpecTypes),
 // runs every workload in every mode, and stops the peers, on every path.
-func runBesidePeers(ctx context.Context, rep *serverReport, loop []serverRunner, workloads []serverWorkload, reps, n int, detok func([]llama.Token) string) (err error) {
+func runBesidePeers(ctx context.Context, rep *serverReport, loop []serverRunner, workloads []serverWorkload, reps, n int, view tokenView) (err error) {
 	var peers []*peerServer
 	defer func() {
 		for _, p := range peers {
@@ -201,8 +236,17 @@ func runBesidePeers(ctx context.Context, rep *serverReport, loop []serverRunner,
 		if err != nil {
 			return err
 		}
-		row.compare(detok)
+		if err := row.compare(w, view); err != nil {
+			return fmt.Errorf("%s: %w", w.name, err)
+		}
 		rep.Rows = append(rep.Rows, row)
+		if rep.progress != nil {
+			if len(rep.Rows) == 1 {
+				rep.printHeader(rep.progress)
+			}
+			printServerModes(rep.progress, row)
+			rep.printRow(rep.progress, row)
+		}
 	}
 	return nil
 }
@@ -238,9 +282,10 @@ func serverRowRun(ctx context.Context, w serverWorkload, runners []serverRunner,
 }
 
 // compare sets the best modes and their ratio, and on a greedy row each
-// mode's token match with loop plain (the first mode) and where the
-// peer's plain output parts from it.
-func (r *serverRow) compare(detok func([]llama.Token) string) {
+// mode's token match with loop plain (the first mode), where a differing
+// mode parts from it and by what margin, and where the peer's plain
+// output parts from it.
+func (r *serverRow) compare(w serverWorkload, view tokenView) error {
 	var loopBest, peerBest *serverMode
 	for i := range r.Modes {
 		m := &r.Modes[i]
@@ -250,21 +295,35 @@ func (r *serverRow) compare(detok func([]llama.Token) string) {
 		if strings.HasPrefix(m.Mode, "peer ") && (peerBest == nil || m.AvgTS > peerBest.AvgTS) {
 			peerBest = m
 		}
-		if r.Greedy && i > 0 {
-			same := slices.Equal(m.tokens, r.Modes[0].tokens)
-			m.SameTokens = &same
-			if !same && m.Mode == "peer" {
-				at := 0
-				for at < min(len(m.tokens), len(r.Modes[0].tokens)) && m.tokens[at] == r.Modes[0].tokens[at] {
-					at++
-				}
-				r.Diff = &serverDiff{At: at, Peer: detok(m.tokens[at:]), Loop: detok(r.Modes[0].tokens[at:])}
+		if !r.Greedy || i == 0 {
+			continue
+		}
+		ref := r.Modes[0].tokens
+		same := slices.Equal(m.tokens, ref)
+		m.SameTokens = &same
+		if same {
+			continue
+		}
+		at := 0
+		for at < min(len(m.tokens), len(ref)) && m.tokens[at] == ref[at] {
+			at++
+		}
+		m.DiffersAt = &at
+		if at < min(len(m.tokens), len(ref)) && view.margin != nil {
+			g, err := view.margin(w, ref[:at], ref[at], m.tokens[at])
+			if err != nil {
+				return fmt.Errorf("the logits where %s parts from loop: %w", m.Mode, err)
 			}
+			m.Margin = &g
+		}
+		if m.Mode == "peer" {
+			r.Diff = &serverDiff{At: at, Peer: view.detok(m.tokens[at:]), Loop: view.detok(ref[at:])}
 		}
 	}
 	if loopBest != nil && peerBest != nil && peerBest.AvgTS > 0 {
 		r.LoopBest, r.PeerBest, r.Ratio = loopBest.Mode, peerBest.Mode, loopBest.AvgTS/peerBest.AvgTS
 	}
+	return nil
 }
 
 // serverHelp returns the n-gram types that path's --help lists for
@@ -420,11 +479,13 @@ type serverCompletion struct {
 }
 
 // runner generates n tokens after a workload's prompt tokens: greedy, or
-// at temperature 1 alone with the repetition's seed, with the prompt
-// cache off and end-of-generation ignored, as loop's chains keep it out.
+// at temperature 1 alone with the repetition's seed, from its prompt cache
+// after the warm-up (only decoding is timed; prefilling the prompt again in
+// every run would only make the bench longer), end-of-generation ignored,
+// as loop's chains keep it out.
 func (s *peerServer) runner(n int) func(ctx context.Context, w serverWorkload, rep int) (serverRun, error) {
 	return func(ctx context.Context, w serverWorkload, rep int) (serverRun, error) {
-		req := map[string]any{"prompt": w.prompt, "n_predict": n, "cache_prompt": false, "ignore_eos": true, "return_tokens": true}
+		req := map[string]any{"prompt": w.prompt, "n_predict": n, "cache_prompt": true, "ignore_eos": true, "return_tokens": true}
 		if w.greedy {
 			req["temperature"] = 0
 		} else {
@@ -526,35 +587,47 @@ func (b *syncBuffer) String() string {
 // print writes a table of every row and mode, each row's ratio, and how
 // the greedy outputs compare.
 func (rep *serverReport) print(w io.Writer) {
-	fmt.Fprintf(w, "\nvs %s (llama.cpp %s), same model, threads and prompt tokens, prompt cache off; n-gram types: %s\n",
-		rep.Path, rep.Version, strings.Join(rep.SpecTypes, ", "))
-	fmt.Fprintf(w, "| %-9s | %-18s | %16s | %18s | %-19s |\n", "row", "mode", "decode t/s", "drafted / accepted", "tokens")
-	fmt.Fprintf(w, "| --------- | ------------------ | ---------------: | -----------------: | ------------------- |\n")
+	rep.printHeader(w)
 	for _, r := range rep.Rows {
-		for _, m := range r.Modes {
-			drafts := "-"
-			if m.Drafted > 0 {
-				drafts = fmt.Sprintf("%d / %d (%.0f%%)", m.Drafted, m.Accepted, 100*float64(m.Accepted)/float64(m.Drafted))
-			}
-			tokens := "sampled"
-			switch {
-			case r.Greedy && m.SameTokens == nil:
-				tokens = "greedy (reference)"
-			case m.SameTokens != nil && *m.SameTokens:
-				tokens = "same as loop"
-			case m.SameTokens != nil:
-				tokens = "differ from loop"
-			}
-			fmt.Fprintf(w, "| %-9s | %-18s | %16s | %18s | %-19s |\n", r.Row, m.Mode, fmt.Sprintf("%.2f ± %.2f", m.AvgTS, m.StdevTS), drafts, tokens)
-		}
+		printServerModes(w, r)
 	}
 	for _, r := range rep.Rows {
 		rep.printRow(w, r)
 	}
 }
 
-// printRow writes a row's ratio, its greedy comparison and any prompt
-// tokens the peer took from its cache.
+// printHeader writes what the peer is and the table's header.
+func (rep *serverReport) printHeader(w io.Writer) {
+	fmt.Fprintf(w, "\nvs %s (llama.cpp %s), same model, threads and prompt tokens, decoding timed (each side keeps its prompt cache); n-gram types: %s\n",
+		rep.Path, rep.Version, strings.Join(rep.SpecTypes, ", "))
+	fmt.Fprintf(w, "tokens \"differ at N, by M\": token N is the first that is not loop plain's, and loop's logits there put loop plain's token M ahead of this mode's\n")
+	fmt.Fprintf(w, "| %-9s | %-18s | %16s | %18s | %-24s |\n", "row", "mode", "decode t/s", "drafted / accepted", "tokens")
+	fmt.Fprintf(w, "| --------- | ------------------ | ---------------: | -----------------: | ------------------------ |\n")
+}
+
+// printServerModes writes a row's line in every mode.
+func printServerModes(w io.Writer, r serverRow) {
+	for _, m := range r.Modes {
+		drafts := "-"
+		if m.Drafted > 0 {
+			drafts = fmt.Sprintf("%d / %d (%.0f%%)", m.Drafted, m.Accepted, 100*float64(m.Accepted)/float64(m.Drafted))
+		}
+		tokens := "sampled"
+		switch {
+		case r.Greedy && m.SameTokens == nil:
+			tokens = "greedy (reference)"
+		case m.SameTokens != nil && *m.SameTokens:
+			tokens = "same as loop"
+		case m.DiffersAt != nil && m.Margin != nil:
+			tokens = fmt.Sprintf("differ at %d, by %.4f", *m.DiffersAt, *m.Margin)
+		case m.DiffersAt != nil:
+			tokens = fmt.Sprintf("differ at %d", *m.DiffersAt)
+		}
+		fmt.Fprintf(w, "| %-9s | %-18s | %16s | %18s | %-24s |\n", r.Row, m.Mode, fmt.Sprintf("%.2f ± %.2f", m.AvgTS, m.StdevTS), drafts, tokens)
+	}
+}
+
+// printRow writes a row's ratio and its greedy comparison.
 func (rep *serverReport) printRow(w io.Writer, r serverRow) {
 	if r.PeerBest != "" {
 		fmt.Fprintf(w, "%s: %s / %s = %.3fx\n", r.Row, r.LoopBest, r.PeerBest, r.Ratio)
@@ -565,11 +638,6 @@ func (rep *serverReport) printRow(w io.Writer, r serverRow) {
 			r.Row, r.Diff.At, r.NGen, clip(r.Diff.Peer, outputShown), clip(r.Diff.Loop, outputShown))
 	case r.Greedy:
 		fmt.Fprintf(w, "%s: the peer's greedy tokens are loop's, all %d\n", r.Row, r.NGen)
-	}
-	for _, m := range r.Modes {
-		if m.CacheN > 0 {
-			fmt.Fprintf(w, "%s: %s took %d prompt tokens from its cache\n", r.Row, m.Mode, m.CacheN)
-		}
 	}
 }
 

@@ -87,7 +87,7 @@ func fakeLlamaServer(mode string, args []string) int {
 			Samplers    []string      `json:"samplers"`
 			Seed        *int          `json:"seed"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Prompt) == 0 || req.CachePrompt == nil || *req.CachePrompt ||
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Prompt) == 0 || req.CachePrompt == nil || !*req.CachePrompt ||
 			!req.IgnoreEOS || !req.Return || (req.Temperature != 0 && (req.Temperature != 1 || !slices.Equal(req.Samplers, []string{"temperature"}) || req.Seed == nil)) {
 			http.Error(w, fmt.Sprintf("fake: a request the bench should not send: %+v (%v)", req, err), http.StatusBadRequest)
 			return
@@ -189,10 +189,16 @@ func TestBenchServerTable(t *testing.T) {
 	path, dir := fakeServer(t, "serve")
 	f := benchFlags{nGen: 8, reps: 2, threads: 2, batch: 2048, ubatch: 512, flashAttn: "off", cacheK: "f16", cacheV: "f16"}
 	f.model = "model.gguf"
-	rep := &serverReport{Path: path, SpecTypes: []string{"ngram-simple", "ngram-mod"}, Args: serverArgs(f, 512)}
+	var progress bytes.Buffer
+	rep := &serverReport{Path: path, SpecTypes: []string{"ngram-simple", "ngram-mod"}, Args: serverArgs(f, 512), progress: &progress}
 	loop := []serverRunner{fakeLoop("loop", 30, 0, 0), fakeLoop("loop draft16", 64, 40, 30)}
-	detok := func(toks []llama.Token) string { return fmt.Sprint(toks) }
-	if err := runBesidePeers(context.Background(), rep, loop, testWorkloads(), f.reps, f.nGen, detok); err != nil {
+	view := tokenView{
+		detok: func(toks []llama.Token) string { return fmt.Sprint(toks) },
+		margin: func(w serverWorkload, prefix []llama.Token, a, b llama.Token) (float64, error) {
+			return float64(len(w.prompt)+len(prefix)) + float64(a-b)/1000, nil
+		},
+	}
+	if err := runBesidePeers(context.Background(), rep, loop, testWorkloads(), f.reps, f.nGen, view); err != nil {
 		t.Fatal(err)
 	}
 	var specs []string
@@ -223,7 +229,8 @@ func TestBenchServerTable(t *testing.T) {
 		}
 		want = append(want, row)
 	}
-	want[2].Modes[2].SameTokens = &no
+	at, margin := 2, float64(2+2)+float64(3-1000)/1000
+	want[2].Modes[2].SameTokens, want[2].Modes[2].DiffersAt, want[2].Modes[2].Margin = &no, &at, &margin
 	want[2].Diff = &serverDiff{At: 2, Peer: "[1000 4 5 6 7 8]", Loop: "[3 4 5 6 7 8]"}
 	if diff := cmp.Diff(want, rep.Rows, cmpopts.IgnoreUnexported(serverMode{})); diff != "" {
 		t.Errorf("runBesidePeers rows: (-want +got)\n%s", diff)
@@ -231,11 +238,11 @@ func TestBenchServerTable(t *testing.T) {
 	var out bytes.Buffer
 	rep.print(&out)
 	for _, line := range []string{
-		"| edit      | peer ngram-simple  |     32.00 ± 0.00 |      20 / 10 (50%) | same as loop        |",
-		"| edit      | loop draft16       |     64.00 ± 0.00 |      80 / 60 (75%) | same as loop        |",
-		"| edit      | loop               |     30.00 ± 0.00 |                  - | greedy (reference)  |",
-		"| text      | peer               |     20.00 ± 0.00 |                  - | sampled             |",
-		"| edit-call | peer               |     20.00 ± 0.00 |                  - | differ from loop    |",
+		"| edit      | peer ngram-simple  |     32.00 ± 0.00 |      20 / 10 (50%) | same as loop             |",
+		"| edit      | loop draft16       |     64.00 ± 0.00 |      80 / 60 (75%) | same as loop             |",
+		"| edit      | loop               |     30.00 ± 0.00 |                  - | greedy (reference)       |",
+		"| text      | peer               |     20.00 ± 0.00 |                  - | sampled                  |",
+		"| edit-call | peer               |     20.00 ± 0.00 |                  - | differ at 2, by 3.0030   |",
 		"edit: loop draft16 / peer ngram-simple = 2.000x",
 		"edit: the peer's greedy tokens are loop's, all 8",
 		`edit-call: the peer's greedy tokens differ from loop's from token 2 of 8 (the peer is a newer llama.cpp, whose numerics can differ): peer "[1000 4 5 6 7 8]", loop "[3 4 5 6 7 8]"`,
@@ -243,6 +250,17 @@ func TestBenchServerTable(t *testing.T) {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("the table lacks %q:\n%s", line, out.String())
 		}
+	}
+	// The progress holds each row as it ended: its modes, then its ratio,
+	// before the next row's modes.
+	prog, at := progress.String(), 0
+	for _, line := range []string{"| edit      | loop               |", "edit: loop draft16 / peer ngram-simple", "| text      | loop               |", "text: loop draft16", "| edit-call | loop               |"} {
+		i := strings.Index(prog[at:], line)
+		if i < 0 {
+			t.Errorf("the progress lacks %q after byte %d:\n%s", line, at, prog)
+			break
+		}
+		at += i
 	}
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, rep); err != nil || !strings.Contains(buf.String(), `"same_tokens_as_loop": false`) {
@@ -305,7 +323,7 @@ func TestBenchServerErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path, dir := fakeServer(t, tc.mode)
 			rep := &serverReport{Path: path, Args: []string{"--host", "127.0.0.1"}}
-			err := runBesidePeers(context.Background(), rep, nil, testWorkloads(), 1, 8, nil)
+			err := runBesidePeers(context.Background(), rep, nil, testWorkloads(), 1, 8, tokenView{})
 			if err == nil || !strings.Contains(err.Error(), path) {
 				t.Fatalf("runBesidePeers(a fake that %s) = %v, want an error naming %s", tc.name, err, path)
 			}
