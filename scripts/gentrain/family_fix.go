@@ -11,7 +11,20 @@ import (
 // the file is read, edited, tested and answered; a task that only says the
 // tests fail starts with the tests, whose failure names the function.
 func fixTask(r *rand.Rand, e env) Task {
-	p := newPackage(r, 2, e)
+	return fixIn(r, e, newPackage(r, 2, e))
+}
+
+// copyFixTask is the drill of edits that copy: fixTask on a ladder only,
+// so that every chat fixes one by an edit of the whole function whose
+// new_string is its old_string with one operator changed in every case.
+// It is not among the default families (drills).
+func copyFixTask(r *rand.Rand, e env) Task {
+	return fixIn(r, e, newPackageOf(r, 2, e, pick(r, []int{ladderLevel, ladderFee})))
+}
+
+// fixIn is the fix family's task on package p, whose first function has
+// the bug.
+func fixIn(r *rand.Rand, e env, p goPackage) Task {
 	b, path := p.bug(), p.source()
 	show, decl := showFunc(e, path, p.content(path), b.fn)
 	edit := editFile(path, b.bad, b.good)

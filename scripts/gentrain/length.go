@@ -83,7 +83,7 @@ func report(w io.Writer, lengths []chatLength, what string) {
 		all = append(all, l.chars)
 	}
 	names := []string{"all"}
-	for _, f := range familyNames() {
+	for _, f := range familyNames(append(families[:len(families):len(families)], drills...)) {
 		if len(byFamily[f]) > 0 {
 			names = append(names, f)
 		}

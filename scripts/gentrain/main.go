@@ -34,7 +34,8 @@
 // report (answer a question about the code without editing: the task
 // reads as a question, so the agent offers no tool that writes files, and
 // the chat shows the tools it offered). Chat i belongs to family i mod the
-// number of families. A call that a model should not have written (a
+// number of families. Drills are families only --families adds: copyfix
+// is the fix family on ladders only, every chat an edit that copies. A call that a model should not have written (a
 // refused sudo, an edit that repeats text found twice, one that breaks the
 // build) is written "weight": 0: shown, not trained.
 //
@@ -120,7 +121,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.n, "n", 200, "training chats")
 	fs.IntVar(&f.nTasks, "n-tasks", 50, "held-out tasks")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the run (below 2^32)")
-	fs.StringSliceVar(&f.families, "families", nil, "task families, comma-separated (default all: "+strings.Join(familyNames(), ",")+")")
+	fs.StringSliceVar(&f.families, "families", nil, "task families, comma-separated (default all: "+strings.Join(familyNames(families), ",")+"; drills, only when named: "+strings.Join(familyNames(drills), ",")+")")
 	fs.IntVarP(&f.window, "ctx-size", "c", 4096, "the context size `loop run -c` will use: it sets the tools' read and output limits")
 	fs.Float64Var(&f.retry, "retry-share", 0, "share of the training chats that open with a broken call the loop sends back (retry.go)")
 	fs.StringVar(&f.template, "template", "", "chat template (.jinja) to render the chats with for the length report (default: characters of the JSON)")

@@ -30,7 +30,20 @@ type goPackage struct {
 // fillers, in a random order.
 func newPackage(r *rand.Rand, n int, e env) goPackage {
 	p := emptyPackage(r, e)
-	first := r.IntN(len(bugMakers))
+	return p.withBug(r, n, e, r.IntN(len(bugMakers)))
+}
+
+// newPackageOf is newPackage whose function with a bug is made by
+// bugMakers[first].
+func newPackageOf(r *rand.Rand, n int, e env, first int) goPackage {
+	p := emptyPackage(r, e)
+	return p.withBug(r, n, e, first)
+}
+
+// withBug adds the function of bugMakers[first] with its bug, then up to
+// n-1 one-line functions without and the shape's fillers, and places
+// them in a random order.
+func (p goPackage) withBug(r *rand.Rand, n int, e env, first int) goPackage {
 	p.funcs = append(p.funcs, bugMakers[first].make(r, e))
 	for _, k := range r.Perm(len(bugMakers)) {
 		if len(p.funcs) < n && k != first && bugMakers[k].small {
