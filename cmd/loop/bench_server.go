@@ -155,7 +155,7 @@ type tokenView struct {
 	margin func(w serverWorkload, prefix []llama.Token, a, b llama.Token) (float64, error)
 }
 
-// serverWorkloads are the rows: editPrompt and callStep greedy, textPrompt
+// serverWorkloads are the rows: editPrompt and the edit-call step greedy, textPrompt
 // sampled at temperature 1 (a reply that copies nothing), as benchDraft
 // runs them.
 func serverWorkloads(ctx context.Context, m *llama.Model) ([]serverWorkload, error) {
@@ -167,7 +167,7 @@ func serverWorkloads(ctx context.Context, m *llama.Model) ([]serverWorkload, err
 	if err != nil {
 		return nil, err
 	}
-	call, sources, err := callStep(ctx, m)
+	call, err := stepAfterRead(ctx, m, callTask)
 	if err != nil {
 		return nil, fmt.Errorf("the edit-call prompt: %w", err)
 	}
@@ -176,9 +176,9 @@ func serverWorkloads(ctx context.Context, m *llama.Model) ([]serverWorkload, err
 	sampled := func(rep int) (*llama.Sampler, error) {
 		return newChain(m, eog, llama.NewTemp(1), llama.NewDist(uint32(textSeed+rep+1)))
 	}
-	ws := []serverWorkload{{draftWorkload{"edit", edit, greedy, nil}, true}, {draftWorkload{"text", text, sampled, nil}, false}}
-	if call != nil {
-		ws = append(ws, serverWorkload{draftWorkload{"edit-call", call, greedy, sources}, true})
+	ws := []serverWorkload{{draftWorkload{"edit", edit, greedy, nil, nil}, true}, {draftWorkload{"text", text, sampled, nil, nil}, false}}
+	if call.prompt != nil {
+		ws = append(ws, serverWorkload{draftWorkload{"edit-call", call.prompt, greedy, call.sources, nil}, true})
 	}
 	return ws, nil
 }
@@ -186,7 +186,7 @@ func serverWorkloads(ctx context.Context, m *llama.Model) ([]serverWorkload, err
 // loopRunner generates n tokens in slot, drafting up to draftMax.
 func loopRunner(mode string, slot *llama.Slot, draftMax, n int) serverRunner {
 	return serverRunner{mode, func(ctx context.Context, w serverWorkload, rep int) (serverRun, error) {
-		res, err := draftRun(ctx, slot, w.chain, rep, engine.Request{Prompt: w.prompt, NPredict: n, DraftMax: draftMax, Sources: w.sources})
+		res, err := draftRun(ctx, slot, w.chain, rep, engine.Request{Prompt: w.prompt, NPredict: n, DraftMax: draftMax, Sources: w.sources, AnswerSources: w.answer})
 		if err != nil {
 			return serverRun{}, err
 		}
@@ -195,7 +195,8 @@ func loopRunner(mode string, slot *llama.Slot, draftMax, n int) serverRunner {
 }
 
 // runBesidePeers starts a peer per mode (none and each of rep.SpecTypes),
-// runs every workload in every mode, and stops the peers, on every path.
+// paused but for its own runs, runs every workload in every mode, and
+// stops the peers, on every path.
 func runBesidePeers(ctx context.Context, rep *serverReport, loop []serverRunner, workloads []serverWorkload, reps, n int, view tokenView) (err error) {
 	var peers []*peerServer
 	defer func() {
@@ -212,6 +213,9 @@ func runBesidePeers(ctx context.Context, rep *serverReport, loop []serverRunner,
 			return err
 		}
 		peers = append(peers, p)
+		if err := p.pause(); err != nil {
+			return err
+		}
 		runners = append(runners, serverRunner{strings.TrimSpace("peer " + spec), p.runner(n)})
 	}
 	for _, w := range workloads {

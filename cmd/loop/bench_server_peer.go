@@ -190,8 +190,18 @@ type serverCompletion struct {
 // after the warm-up (only decoding is timed; prefilling the prompt again in
 // every run would only make the bench longer), end-of-generation ignored,
 // as loop's chains keep it out.
+// The server runs only for its own request: it is resumed before it and
+// paused after it.
 func (s *peerServer) runner(n int) func(ctx context.Context, w serverWorkload, rep int) (serverRun, error) {
-	return func(ctx context.Context, w serverWorkload, rep int) (serverRun, error) {
+	return func(ctx context.Context, w serverWorkload, rep int) (_ serverRun, err error) {
+		if err := s.resume(); err != nil {
+			return serverRun{}, err
+		}
+		defer func() {
+			if perr := s.pause(); err == nil {
+				err = perr
+			}
+		}()
 		req := map[string]any{"prompt": w.prompt, "n_predict": n, "cache_prompt": true, "ignore_eos": true, "return_tokens": true}
 		if w.greedy {
 			req["temperature"] = 0
@@ -239,11 +249,33 @@ func (s *peerServer) complete(ctx context.Context, req map[string]any) (*serverC
 	return &c, nil
 }
 
+// pause stops the server's process group with SIGSTOP, and resume lets
+// it go on with SIGCONT. A peer waits paused while the other modes run:
+// an idle llama-server's threads still take CPU time from the mode being
+// timed, on a machine with as many cores as threads. A paused server
+// keeps its prompt cache.
+func (s *peerServer) pause() error  { return s.signal(syscall.SIGSTOP) }
+func (s *peerServer) resume() error { return s.signal(syscall.SIGCONT) }
+
+func (s *peerServer) signal(sig syscall.Signal) error {
+	select {
+	case <-s.exited:
+		return fmt.Errorf("%s exited (%v): %s", s.path, s.err, lastLines(s.log.String(), 5))
+	default:
+	}
+	if err := syscall.Kill(-s.cmd.Process.Pid, sig); err != nil {
+		return fmt.Errorf("%v to %s: %w", sig, s.path, err)
+	}
+	return nil
+}
+
 // stop sends SIGTERM to the server's process group, SIGKILL after
-// serverStopGrace, and waits for the server. Only the first call acts.
+// serverStopGrace, and waits for the server. Only the first call acts. A
+// paused server is resumed first, so that it can exit on SIGTERM.
 func (s *peerServer) stop() error {
 	s.stopOnce.Do(func() {
 		pgid := s.cmd.Process.Pid
+		syscall.Kill(-pgid, syscall.SIGCONT)
 		syscall.Kill(-pgid, syscall.SIGTERM)
 		select {
 		case <-s.exited:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -337,4 +338,67 @@ func TestBenchServerErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBenchServerPause checks that a paused peer is stopped (state T)
+// until it is resumed, and that stopping a paused peer ends it with
+// SIGTERM, not with the SIGKILL after the grace.
+func TestBenchServerPause(t *testing.T) {
+	path, dir := fakeServer(t, "serve")
+	s, err := startServer(context.Background(), path, []string{"--host", "127.0.0.1"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer serversStarted(t, dir)
+	defer s.stop()
+	state := func() string {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// pid (comm) STATE ...: comm may hold spaces, the state follows its ')'.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		return f[0]
+	}
+	if err := s.pause(); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitState(state, "T"); got != "T" {
+		t.Errorf("state after pause() = %s, want T", got)
+	}
+	if err := s.resume(); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitState(state, "S", "R"); got == "T" {
+		t.Errorf("state after resume() = %s, want running or sleeping", got)
+	}
+	if err := s.pause(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.stop(); err != nil {
+		t.Errorf("stop() of a paused peer = %v", err)
+	}
+	var exit *exec.ExitError
+	if errors.As(s.err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			t.Errorf("a paused peer was killed after the grace (%v), not stopped by SIGTERM", s.err)
+		}
+	}
+	if err := s.pause(); err == nil {
+		t.Error("pause() of a peer that exited = nil, want an error")
+	}
+}
+
+// waitState polls state until it returns one of want, for a second at
+// most, and returns the last state seen: a signal is delivered
+// asynchronously.
+func waitState(state func() string, want ...string) string {
+	var got string
+	for range 100 {
+		if got = state(); slices.Contains(want, got) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return got
 }
