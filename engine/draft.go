@@ -39,8 +39,9 @@ import (
 // its maker chose when to draft.
 //
 // Request.DraftInCalls drafts only inside tool calls, whose arguments
-// copy most (the lines an edit replaces, a path it read); the agent's
-// binary does so by default.
+// copy most (the lines an edit replaces, a path it read), and outside
+// them only from Request.AnswerSources (an answer that quotes the last
+// tool result); the agent's binary does so by default.
 
 // lookupN is the longest n-gram prompt lookup matches; it tries the
 // longest first, down to one token.
@@ -150,13 +151,14 @@ func canDraft(slot *llama.Slot) bool {
 func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Result, out *textOut) error {
 	c := slot.Context()
 	m := c.Model()
-	d := &drafter{pace: &drafting{}, srcPace: &drafting{}}
+	d := &drafter{pace: &drafting{}, srcPace: &drafting{}, ansPace: &drafting{}}
 	if req.Pace != nil {
-		d.pace, d.srcPace = &req.Pace.d, &req.Pace.src
+		d.pace, d.srcPace, d.ansPace = &req.Pace.d, &req.Pace.src, &req.Pace.ans
 	}
-	pace, srcPace := d.pace, d.srcPace
-	pace.start()
-	srcPace.start()
+	paces := []*drafting{d.pace, d.srcPace, d.ansPace}
+	for _, p := range paces {
+		p.start()
+	}
 	tok, err := sampleAt(c, req, res, -1)
 	for err == nil {
 		if d.look != nil {
@@ -170,10 +172,10 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			return err
 		}
 		var draft []llama.Token
-		used := pace
-		if inScope(req) {
+		used := d.pace
+		if inCall := req.Grammar != nil && !req.Grammar.Waiting(); inCall || !req.DraftInCalls || len(req.AnswerSources) > 0 {
 			room := min(c.SeqSize()-slot.Len()-1, c.BatchSize()-1)
-			draft, used = d.next(slot, req, tok, room)
+			draft, used = d.next(slot, req, tok, room, inCall)
 		}
 		start := time.Now()
 		if len(draft) == 0 {
@@ -185,8 +187,9 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			}
 			res.Decodes++
 			tok, err = sampleAt(c, req, res, -1)
-			pace.plain(time.Since(start))
-			srcPace.plain(time.Since(start))
+			for _, p := range paces {
+				p.plain(time.Since(start))
+			}
 			continue
 		}
 		var accepted int
@@ -199,32 +202,50 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 	return err
 }
 
-// drafter proposes the drafts of one generation: from the sources first,
-// then by prompt lookup, each with its own pace.
+// drafter proposes the drafts of one generation: from the sources first
+// (Request.Sources in a call, Request.AnswerSources outside one), then by
+// prompt lookup, each with its own pace.
 type drafter struct {
-	look          *lookup  // made at the first draft: a long prompt costs a map of its n-grams
-	src           *sources // made at the first draft from sources
-	pace, srcPace *drafting
+	look                   *lookup  // made at the first draft: a long prompt costs a map of its n-grams
+	src, ans               *sources // made at the first draft from each
+	pace, srcPace, ansPace *drafting
 }
 
 // next returns the draft after tok, at most room tokens, and the pace
-// that hears how it went; none when neither source is ready.
-func (d *drafter) next(slot *llama.Slot, req Request, tok llama.Token, room int) ([]llama.Token, *drafting) {
+// that hears how it went; none when no source is ready. inCall says
+// whether tok is known to be inside a call (a grammar awake); outside
+// one the answer sources draft too, and with Request.DraftInCalls only
+// they do.
+func (d *drafter) next(slot *llama.Slot, req Request, tok llama.Token, room int, inCall bool) ([]llama.Token, *drafting) {
 	index := func() {
 		if d.look == nil {
 			d.look = newLookup(slot.Tokens()) // up to tok, which is not decoded yet
 			d.look.push(tok)
 		}
 	}
-	if len(req.Sources) > 0 && req.Draft == nil && d.srcPace.ready() {
-		index()
-		if d.src == nil {
-			d.src = newSources(req.Sources)
+	fromSources := func(texts [][]llama.Token, src **sources, pace *drafting) []llama.Token {
+		if len(texts) == 0 || req.Draft != nil || !pace.ready() {
+			return nil
 		}
-		limit := min(max(req.DraftMax, maxSourceDraft), d.srcPace.size, room)
-		if draft := d.src.draft(d.look.history, limit, d.srcPace.minN); len(draft) > 0 {
+		index()
+		if *src == nil {
+			*src = newSources(texts)
+		}
+		limit := min(max(req.DraftMax, maxSourceDraft), pace.size, room)
+		return (*src).draft(d.look.history, limit, pace.minN)
+	}
+	if inCall || !req.DraftInCalls {
+		if draft := fromSources(req.Sources, &d.src, d.srcPace); len(draft) > 0 {
 			return draft, d.srcPace
 		}
+	}
+	if !inCall {
+		if draft := fromSources(req.AnswerSources, &d.ans, d.ansPace); len(draft) > 0 {
+			return draft, d.ansPace
+		}
+	}
+	if !inCall && req.DraftInCalls {
+		return nil, d.pace
 	}
 	if req.Draft == nil && !d.pace.ready() {
 		return nil, d.pace
@@ -237,12 +258,6 @@ func (d *drafter) next(slot *llama.Slot, req Request, tok llama.Token, room int)
 	return propose(req, d.look, min(limit, room), d.pace.minN), d.pace
 }
 
-// inScope reports whether the next token may be drafted: anywhere, or
-// with Request.DraftInCalls only inside a call.
-func inScope(req Request) bool {
-	return !req.DraftInCalls || req.Grammar != nil && !req.Grammar.Waiting()
-}
-
 // Pace is what prompt lookup has learnt about when drafting pays: the
 // time of a plain step, and how long to wait after drafts that did not
 // pay. A caller that passes the same Pace to each request (Request.Pace)
@@ -250,7 +265,7 @@ func inScope(req Request) bool {
 // agent's replies are short, and a fresh pace drafts a few times in each
 // before it backs off. The zero value is ready; a Pace is not safe for
 // concurrent use.
-type Pace struct{ d, src drafting }
+type Pace struct{ d, src, ans drafting }
 
 // drafting decides when prompt lookup drafts: after a draft that yielded
 // tokens slower than plain steps do, it waits (see the top of the file),

@@ -55,7 +55,8 @@ type Request struct {
 	DraftMax int
 	// DraftInCalls limits drafting to tool calls: the tokens sampled
 	// while Grammar is awake (a lazy grammar's from its trigger on, any
-	// other's from the start). Without a Grammar nothing is drafted. A
+	// other's from the start), and from AnswerSources outside them.
+	// Without a Grammar or AnswerSources nothing is drafted. A
 	// call's arguments copy most (a path, the lines an edit replaces), and
 	// prose around them little, where a draft on a CPU costs more than it
 	// saves.
@@ -74,6 +75,12 @@ type Request struct {
 	// end matches one, the draft comes from it, up to maxSourceDraft
 	// tokens, before prompt lookup is tried.
 	Sources [][]llama.Token
+	// AnswerSources, with DraftMax, are texts an answer may copy (the
+	// text outside a call: a test's failure, a value a tool printed),
+	// tokenized as plain text. Outside a call the draft comes from them
+	// first, with a pace of its own; with DraftInCalls they are the only
+	// drafts there.
+	AnswerSources [][]llama.Token
 }
 
 // Result describes a finished generation.
@@ -137,7 +144,7 @@ func generate(ctx context.Context, slot *llama.Slot, req Request, res *Result, o
 	if req.NPredict < 0 {
 		return nil
 	}
-	if req.DraftMax > 0 && (!req.DraftInCalls || req.Grammar != nil) && canDraft(slot) {
+	if req.DraftMax > 0 && (!req.DraftInCalls || req.Grammar != nil || len(req.AnswerSources) > 0) && canDraft(slot) {
 		return generateDraft(ctx, slot, req, res, out)
 	}
 	for {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/engine"
+	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/internal/testmodels"
 	"github.com/loopagent/loop/llama"
 	"github.com/loopagent/loop/sampler"
@@ -86,4 +87,68 @@ func runSources(t *testing.T, c *llama.Context, cfg sampler.Config, gbnf string,
 		t.Fatal(err)
 	}
 	return draftRun{Text: res.Text, Tokens: res.Tokens, StopType: res.StopType, Slot: append([]llama.Token(nil), slot.Tokens()...), res: res}
+}
+
+// TestAnswerSources checks Request.AnswerSources with DraftInCalls: outside
+// a call (a lazy grammar that a random model never wakes, or no grammar)
+// drafts come from the answer sources, and only from them; the output is
+// the plain one, greedy and sampled. The answer source is the plain
+// output itself, as a reply that quotes a tool result would copy it.
+func TestAnswerSources(t *testing.T) {
+	c := newContext(t, load(t, testmodels.TinyQwen15F32), 1024)
+	m := c.Model()
+	lazy, err := grammar.ToolCalls(grammar.Hermes, []grammar.Tool{readFileTool}, grammar.CallOptions{})
+	if err != nil || !lazy.Lazy {
+		t.Fatalf("auto grammar: %v", err)
+	}
+	greedy := sampler.Defaults()
+	greedy.Greedy = true
+	sampled := sampler.Defaults()
+	sampled.Seed = 7
+	drafted := 0
+	for _, lazyGrammar := range []bool{false, true} {
+		for name, cfg := range map[string]sampler.Config{"greedy": greedy, "sampled": sampled} {
+			for i, prompt := range draftPrompts() {
+				t.Run(fmt.Sprintf("lazy=%v/%s/%d", lazyGrammar, name, i), func(t *testing.T) {
+					toks, _ := m.Tokenize(prompt, true, true)
+					gen := func(draftMax int, answer [][]llama.Token) *engine.Result {
+						ch, err := engine.Chain(c, cfg)
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer ch.Close()
+						var g *llama.Sampler
+						if lazyGrammar {
+							if g, err = engine.CompileCalls(m, lazy); err != nil {
+								t.Fatal(err)
+							}
+							defer g.Close()
+						}
+						slot, err := llama.NewSlot(c, 0)
+						if err != nil {
+							t.Fatal(err)
+						}
+						res, err := engine.Generate(context.Background(), slot, engine.Request{Prompt: toks, Chain: ch, Grammar: g, NPredict: 32,
+							DraftMax: draftMax, DraftInCalls: true, AnswerSources: answer, Sources: [][]llama.Token{toks}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						return res
+					}
+					plain := gen(0, nil)
+					spec, none := gen(16, [][]llama.Token{plain.Tokens}), gen(16, nil)
+					if diff := cmp.Diff(plain.Tokens, spec.Tokens); diff != "" {
+						t.Errorf("drafting from answer sources changed the tokens (-plain +drafted):\n%s", diff)
+					}
+					if none.Drafted > 0 {
+						t.Errorf("without answer sources, %d tokens were drafted outside a call", none.Drafted)
+					}
+					drafted += spec.Accepted
+				})
+			}
+		}
+	}
+	if drafted == 0 {
+		t.Error("no token drafted from the answer sources was accepted")
+	}
 }

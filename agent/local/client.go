@@ -43,7 +43,8 @@ type Options struct {
 	// holds. 0 is off.
 	DraftMax int
 	// DraftInCalls drafts only inside tool calls, while the call grammar
-	// is awake (engine.Request.DraftInCalls): their arguments copy most.
+	// is awake (engine.Request.DraftInCalls): their arguments copy most;
+	// outside them, only from the request's AnswerSources.
 	DraftInCalls bool
 }
 

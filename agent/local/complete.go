@@ -146,6 +146,7 @@ func (r *request) generate(ctx context.Context) (*engine.Result, error) {
 	er := engine.Request{
 		Prompt: r.toks, Chain: r.ch, CallChain: r.call, Grammar: r.g, NPredict: req.MaxTokens, OnPrefill: req.OnPrefill,
 		DraftMax: r.c.draftMax, DraftInCalls: r.c.draftInCalls, Pace: &r.c.pace, Sources: r.c.sources(r.format, req.DraftSources),
+		AnswerSources: r.c.sources(nil, req.AnswerSources),
 		OnText: func(s string) {
 			if r.u.FirstTokenMs == 0 {
 				r.u.FirstTokenMs = msSince(r.start)

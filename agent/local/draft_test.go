@@ -65,5 +65,24 @@ func TestDraftSameReply(t *testing.T) {
 		if d := got.Usage.DraftN; (mode == grammar.ChoiceNone && d != 0) || (mode == grammar.ChoiceRequired && d == 0) {
 			t.Errorf("tool_choice %v: drafting in calls verified %d draft tokens", mode, d)
 		}
+		if mode != grammar.ChoiceNone {
+			continue
+		}
+		// An answer that quotes the last tool result (AnswerSources,
+		// here the answer itself) is drafted from it outside calls, to
+		// the same reply.
+		var streamed string
+		got, err := inCalls.Complete(context.Background(), local.Request{Messages: msgs, Tools: tools, ToolChoice: grammar.Choice{Mode: mode},
+			Sampling: sc, MaxTokens: 64, IDSeed: 1, AnswerSources: []string{want.Text},
+			OnDelta: func(d callformat.Delta) { streamed += d.Content + d.Reasoning }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Text != want.Text || streamed != wantStreamed {
+			t.Errorf("drafting from answer sources wrote %q, without %q", got.Text, want.Text)
+		}
+		if got.Usage.DraftNAccepted == 0 {
+			t.Errorf("an answer that copies its answer source: %d draft tokens verified, none accepted", got.Usage.DraftN)
+		}
 	}
 }

@@ -25,7 +25,8 @@ func DraftSources(m *llama.Model, f callformat.Format, texts []string) ([][]llam
 }
 
 // sources is DraftSources with the client's cache: a file read at one
-// step is tokenized once for the steps after it.
+// step is tokenized once for the steps after it. A nil f tokenizes the
+// texts as they are, as an answer quotes them.
 func (c *Client) sources(f callformat.Format, texts []string) [][]llama.Token {
 	if c.draftMax <= 0 || len(texts) == 0 {
 		return nil
@@ -35,14 +36,24 @@ func (c *Client) sources(f callformat.Format, texts []string) [][]llama.Token {
 	}
 	var out [][]llama.Token
 	for _, t := range texts {
-		key := f.Name() + "\x00" + t
+		key := "\x00" + t
+		if f != nil {
+			key = f.Name() + key
+		}
 		toks, ok := c.sourceCache[key]
 		if !ok {
-			one, err := DraftSources(c.model, f, []string{t})
+			var err error
+			if f != nil {
+				var one [][]llama.Token
+				if one, err = DraftSources(c.model, f, []string{t}); err == nil {
+					toks = one[0]
+				}
+			} else {
+				toks, err = c.model.Tokenize(t, false, false)
+			}
 			if err != nil {
 				continue // a text that does not tokenize is no source
 			}
-			toks = one[0]
 			c.sourceCache[key] = toks
 		}
 		out = append(out, toks)

@@ -201,3 +201,43 @@ func TestAnswerWithoutChange(t *testing.T) {
 		})
 	}
 }
+
+// sourcesSeen is a model that answers with another and keeps each
+// request's answer sources.
+type sourcesSeen struct {
+	model.Model
+	answer [][]string
+}
+
+func (r *sourcesSeen) Complete(ctx context.Context, req model.Request) (*model.Response, error) {
+	r.answer = append(r.answer, req.AnswerSources)
+	return r.Model.Complete(ctx, req)
+}
+
+// TestAnswerSources checks that each request offers the results of the
+// step before it as the texts an answer may copy: none on the first step,
+// then the file read, then the edit's result, then go test's output.
+func TestAnswerSources(t *testing.T) {
+	dir := copyFixture(t)
+	ws, err := tools.NewWorkspace(dir, tools.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &sourcesSeen{Model: hermesScript(t, []string{readCalc, editCalc, goTest, answer}, nil)}
+	a, err := loop.New(rec, loop.Settings{ToolSet: tools.Default(), Workspace: ws, NoContext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := a.Run(context.Background(), "TestTotal fails in calc.go. Make the test pass."); out.Kind != loop.Verified {
+		t.Fatalf("outcome %s, want done (verified)", out)
+	}
+	if len(rec.answer) != 4 {
+		t.Fatalf("%d requests, want 4", len(rec.answer))
+	}
+	for i, want := range []string{"", "func Total", "Edited calc.go", "ok"} {
+		got := rec.answer[i]
+		if want == "" && len(got) != 0 || want != "" && (len(got) != 1 || !strings.Contains(got[0], want)) {
+			t.Errorf("request %d: answer sources %q, want one holding %q", i+1, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/loopagent/loop/agent/callformat"
@@ -71,6 +72,7 @@ func (a *Agent) request(ctx context.Context) (model.Request, func()) {
 		ReasoningBudget: a.cfg.ReasoningBudget, NoGrammar: a.cfg.NoGrammar, Format: a.cfg.Format,
 		DraftSources: paths.Texts(a.cfg.ws, a.read),
 	}
+	req.AnswerSources = lastResults(req.Messages)
 	for _, g := range a.guards.request {
 		g.shape(ctx, a, &req)
 	}
@@ -165,4 +167,15 @@ func (a *Agent) reuse(prompt string) string {
 		return ""
 	}
 	return "prompt " + window.CommonPrefix(last, prompt).String()
+}
+
+// lastResults are the texts of the tool results that end msgs, the last
+// step's: what an answer after them may quote.
+func lastResults(msgs []chat.Message) []string {
+	var out []string
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == "tool"; i-- {
+		out = append(out, msgs[i].Content)
+	}
+	slices.Reverse(out)
+	return out
 }

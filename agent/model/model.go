@@ -83,6 +83,11 @@ type Request struct {
 	// read_file showed numbered): a client that drafts takes drafts from
 	// them inside calls. They never change the reply.
 	DraftSources []string
+	// AnswerSources are texts an answer may copy: the results of the
+	// last step's calls (a test's failure, a value a tool printed). A
+	// client that drafts takes drafts from them outside calls. They never
+	// change the reply.
+	AnswerSources []string
 	// ToolChoice is tool_choice; the zero value is auto.
 	ToolChoice grammar.Choice
 	// ParallelToolCalls allows more than one call; MaxCalls caps them.

@@ -45,59 +45,84 @@ const callTask = "Rename the parameter ctx of Run in run.go to c."
 // edit. It returns nil, and no error, for a model without a chat
 // template.
 func callPrompt(ctx context.Context, m *llama.Model) ([]llama.Token, error) {
-	toks, _, err := callStep(ctx, m)
-	return toks, err
+	st, err := stepAfterRead(ctx, m, callTask)
+	return st.prompt, err
 }
 
-// callStep is callPrompt and the draft sources of that step: the texts
-// the agent's request names (the file it read), tokenized as the model's
-// call format writes them, as the client drafts from them.
-func callStep(ctx context.Context, m *llama.Model) ([]llama.Token, [][]llama.Token, error) {
+// answerTask is a question about callFile that an answer quotes the file
+// for: the answer-row's step answers it from the read_file result before
+// it, which the agent offers as what an answer may copy.
+const answerTask = "How does Run report that a step failed? Quote the lines of run.go that do it for step 5 and step 6."
+
+// agentStep is the prompt of an agent's step and the texts its request
+// offers the drafter: the files the run read (sources, tokenized as the
+// model's call format writes them) and the last tool results (answer,
+// tokenized as plain text), as the client drafts from them.
+type agentStep struct {
+	prompt          []llama.Token
+	sources, answer [][]llama.Token
+}
+
+// stepAfterRead is the agent's step after it read run.go for task, in the
+// model's chat template and call format, as `loop run -c 16384` sends it:
+// the agent is loop.New's and its first step reads run.go with the real
+// read_file tool. It returns an empty step, and no error, for a model
+// without a chat template.
+func stepAfterRead(ctx context.Context, m *llama.Model, task string) (agentStep, error) {
 	if _, ok := m.ChatTemplate(""); !ok {
-		return nil, nil, nil
+		return agentStep{}, nil
 	}
 	t, err := (&templateFlags{}).template(m, true)
 	if err != nil {
-		return nil, nil, err
+		return agentStep{}, err
 	}
 	dir, err := os.MkdirTemp("", "loop-bench-call-")
 	if err != nil {
-		return nil, nil, err
+		return agentStep{}, err
 	}
 	defer os.RemoveAll(dir)
 	if err := os.WriteFile(filepath.Join(dir, "run.go"), []byte(callFile()), 0o644); err != nil {
-		return nil, nil, err
+		return agentStep{}, err
 	}
 	read, err := model.NewScript("hermes", []model.Reply{{Text: "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"run.go\"}}\n</tool_call>"}})
 	if err != nil {
-		return nil, nil, err
+		return agentStep{}, err
 	}
 	rec := &secondRequest{first: read}
 	// At a 16K window read_file shows 76 lines, so the 47 of run.go come
 	// whole, as one read of a file that size does.
 	a, err := loop.New(rec, loop.Settings{Dir: dir, Window: 16384, NoInstructions: true, MaxSteps: 2})
 	if err != nil {
-		return nil, nil, err
+		return agentStep{}, err
 	}
-	a.Run(ctx, callTask)
+	a.Run(ctx, task)
 	if rec.req == nil {
-		return nil, nil, fmt.Errorf("the agent did not send the step after reading run.go: %v", a.History())
+		return agentStep{}, fmt.Errorf("the agent did not send the step after reading run.go: %v", a.History())
 	}
 	format := callformat.Detect(t).Format
 	p, err := local.Prompt(t, format, local.Request{Messages: rec.req.Messages, Tools: rec.req.Tools})
 	if err != nil {
-		return nil, nil, err
+		return agentStep{}, err
 	}
-	toks, err := local.Tokenize(m, p.Text)
-	if err != nil {
-		return nil, nil, err
+	var st agentStep
+	if st.prompt, err = local.Tokenize(m, p.Text); err != nil {
+		return agentStep{}, err
 	}
 	f, err := callformat.New(format, rec.req.Tools)
 	if err != nil {
-		return nil, nil, err
+		return agentStep{}, err
 	}
-	sources, err := local.DraftSources(m, f, rec.req.DraftSources)
-	return toks, sources, err
+	if st.sources, err = local.DraftSources(m, f, rec.req.DraftSources); err != nil {
+		return agentStep{}, err
+	}
+	for _, text := range rec.req.AnswerSources {
+		toks, err := m.Tokenize(text, false, false)
+		if err != nil {
+			return agentStep{}, err
+		}
+		st.answer = append(st.answer, toks)
+	}
+	return st, nil
 }
 
 // secondRequest answers an agent's first request with a script and keeps

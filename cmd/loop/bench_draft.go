@@ -64,17 +64,22 @@ type draftWorkload struct {
 	// sources are what the agent's request gives the drafter to copy
 	// from (engine.Request.Sources): the file the edit-call step read.
 	sources [][]llama.Token
+	// answer is what it gives an answer to copy from
+	// (engine.Request.AnswerSources): the answer step's last tool result.
+	answer [][]llama.Token
 }
 
 // benchDraft generates n_gen tokens after editPrompt greedily, after
 // textPrompt sampled at temperature 1, and, for a model with a chat
-// template, after callPrompt greedily, each without and with drafting,
-// f.reps times after a warm-up, plain and drafted in turn: the rows
-// edit-tgN, edit-tgN+draftK, text-tgN, text-tgN+draftK, edit-call-tgN and
-// edit-call-tgN+draftK. editPrompt is a raw completion, which a model
-// trained on chats may not follow; callPrompt is the agent's own step
-// before the edit, in the format the demo model is trained on (though
-// its edits replace one line, not 40). As llama.cpp's
+// template, after callPrompt and the answer step greedily, each without
+// and with drafting, f.reps times after a warm-up, plain and drafted in
+// turn: the rows edit-tgN, edit-tgN+draftK, text-tgN, text-tgN+draftK,
+// edit-call-tgN, edit-call-tgN+draftK, answer-tgN and answer-tgN+draftK.
+// editPrompt is a raw completion, which a model trained on chats may not
+// follow; callPrompt is the agent's own step before the edit, in the
+// format the demo model is trained on, and the answer step the agent's
+// step after reading run.go for answerTask, drafted from that read's
+// result as the agent offers it (engine.Request.AnswerSources). As llama.cpp's
 // --ignore-eos does, both chains keep every end-of-generation token out:
 // a trained model would end its reply after a few tokens, and the rows
 // would time those rather than n_gen.
@@ -87,11 +92,15 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 	if err != nil {
 		return err
 	}
-	call, callSources, err := callStep(ctx, m)
+	call, err := stepAfterRead(ctx, m, callTask)
 	if err != nil {
 		return fmt.Errorf("the edit-call prompt: %w", err)
 	}
-	slot, _, done, err := f.greedySlot(m, max(len(edit), len(text), len(call))+f.nGen+f.draftMax+1)
+	answer, err := stepAfterRead(ctx, m, answerTask)
+	if err != nil {
+		return fmt.Errorf("the answer prompt: %w", err)
+	}
+	slot, _, done, err := f.greedySlot(m, max(len(edit), len(text), len(call.prompt), len(answer.prompt))+f.nGen+f.draftMax+1)
 	if err != nil {
 		return err
 	}
@@ -99,13 +108,14 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 	eog := eogBias(m)
 	greedy := func(int) (*llama.Sampler, error) { return newChain(m, eog, llama.NewGreedy()) }
 	workloads := []draftWorkload{
-		{"edit", edit, greedy, nil},
+		{"edit", edit, greedy, nil, nil},
 		{"text", text, func(rep int) (*llama.Sampler, error) {
 			return newChain(m, eog, llama.NewTemp(1), llama.NewDist(uint32(textSeed+rep+1)))
-		}, nil},
+		}, nil, nil},
 	}
-	if call != nil {
-		workloads = append(workloads, draftWorkload{"edit-call", call, greedy, callSources})
+	if call.prompt != nil {
+		workloads = append(workloads, draftWorkload{"edit-call", call.prompt, greedy, call.sources, nil},
+			draftWorkload{"answer", answer.prompt, greedy, nil, answer.answer})
 	}
 	for _, w := range workloads {
 		rows, err := draftRows(ctx, slot, w, f, base)
@@ -171,7 +181,7 @@ func draftRows(ctx context.Context, slot *llama.Slot, w draftWorkload, f benchFl
 	for i := -1; i < f.reps; i++ { // i == -1 is the warm-up
 		for k := range maxes {
 			j := (i + 2 + k) % 2
-			res, err := draftRun(ctx, slot, w.chain, i, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: maxes[j], Sources: w.sources})
+			res, err := draftRun(ctx, slot, w.chain, i, engine.Request{Prompt: w.prompt, NPredict: f.nGen, DraftMax: maxes[j], Sources: w.sources, AnswerSources: w.answer})
 			if err != nil {
 				return nil, err
 			}

@@ -149,7 +149,7 @@ func (g *genFlags) registerGen(fs *pflag.FlagSet, nPredict int) {
 	fs.IntVarP(&g.ctxSize, "ctx-size", "c", 4096, "context size (0: the model's trained context)")
 	fs.IntVarP(&g.threads, "threads", "t", -1, "threads (-1: the physical cores)")
 	fs.StringVar(&g.flash, "flash-attn", "auto", "flash attention: auto, on or off (auto: off when every layer runs on the CPU, where the pinned ggml's kernel is slower; llama.cpp decides on a GPU)")
-	fs.IntVar(&g.draftMax, "draft-max", -1, fmt.Sprintf("draft up to this many tokens by prompt lookup everywhere and verify them in one decode; the output is the same (0: off; -1: %d, inside tool calls only, so none in loop complete)", callDraftMax))
+	fs.IntVar(&g.draftMax, "draft-max", -1, fmt.Sprintf("draft up to this many tokens by prompt lookup everywhere and verify them in one decode; the output is the same (0: off; -1: %d, inside tool calls, and in answers only from the last tool results, so none in loop complete)", callDraftMax))
 }
 
 // callDraftMax is the draft length inside tool calls when --draft-max is

@@ -201,8 +201,8 @@ func TestBenchCommand(t *testing.T) {
 }
 
 // TestDraftCommand checks --draft-max: loop complete writes the same text
-// with it, and loop bench adds the edit, text and edit-call rows, plain
-// and drafted.
+// with it, and loop bench adds the edit, text, edit-call and answer rows,
+// plain and drafted.
 func TestDraftCommand(t *testing.T) {
 	model := testmodels.Path(t, testmodels.TinyQwen15F32)
 	complete := func(args ...string) completion {
@@ -230,7 +230,7 @@ func TestDraftCommand(t *testing.T) {
 	for _, r := range rep.Results {
 		tests = append(tests, r.Test)
 	}
-	want := []string{"tg8", "edit-tg8", "edit-tg8+draft4", "text-tg8", "text-tg8+draft4", "edit-call-tg8", "edit-call-tg8+draft4"}
+	want := []string{"tg8", "edit-tg8", "edit-tg8+draft4", "text-tg8", "text-tg8+draft4", "edit-call-tg8", "edit-call-tg8+draft4", "answer-tg8", "answer-tg8+draft4"}
 	if strings.Join(tests, " ") != strings.Join(want, " ") {
 		t.Fatalf("loop bench --draft-max 4: tests %v, want %v", tests, want)
 	}
