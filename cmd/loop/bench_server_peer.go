@@ -33,6 +33,11 @@ var (
 	serverStopGrace    = 5 * time.Second
 )
 
+// peerClient sends the bench's requests to the peers, each on a
+// connection of its own: a peer paused longer than its keep-alive timeout
+// closes an idle connection as it resumes, under a request sent on it.
+var peerClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
 // serverHelp returns the n-gram types that path's --help lists for
 // --spec-type, and what its --version prints.
 func serverHelp(ctx context.Context, path string) (specs []string, version string, err error) {
@@ -163,7 +168,7 @@ func (s *peerServer) waitHealthy(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if resp, err := http.DefaultClient.Do(req); err == nil {
+			if resp, err := peerClient.Do(req); err == nil {
 				resp.Body.Close()
 				if resp.StatusCode == http.StatusOK {
 					return nil
@@ -230,7 +235,7 @@ func (s *peerServer) complete(ctx context.Context, req map[string]any) (*serverC
 		return nil, err
 	}
 	hreq.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(hreq)
+	resp, err := peerClient.Do(hreq)
 	if err != nil {
 		return nil, fmt.Errorf("%s /completion: %w: %s", s.path, err, lastLines(s.log.String(), 3))
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -39,6 +40,9 @@ const fakeHelp = `----- speculative params -----
 --spec-type none,draft-simple,ngram-simple,ngram-mod
                                         comma-separated list of types of speculative decoding to use
 `
+
+// fakeIdle is how long the fake keeps an idle connection open.
+const fakeIdle = 50 * time.Millisecond
 
 // fakeDiverge is a first prompt token on which the fake's greedy output
 // parts from fakeTokens at index 2.
@@ -103,7 +107,26 @@ func fakeLlamaServer(mode string, args []string) int {
 		}
 		json.NewEncoder(w).Encode(map[string]any{"content": "fake text", "tokens": toks, "timings": timings})
 	})
-	if err := http.ListenAndServe(fakeFlag(args, "--host")+":"+fakeFlag(args, "--port"), mux); err != nil {
+	// A request on a connection idle for longer than fakeIdle finds it
+	// closed, as one that reaches llama-server just as its keep-alive
+	// timeout (5 s) closes the connection does.
+	type connKey struct{}
+	srv := &http.Server{Addr: fakeFlag(args, "--host") + ":" + fakeFlag(args, "--port"),
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, new(time.Time))
+		},
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			last := r.Context().Value(connKey{}).(*time.Time)
+			if !last.IsZero() && time.Since(*last) > fakeIdle {
+				if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+					c.Close()
+				}
+				return
+			}
+			mux.ServeHTTP(w, r)
+			*last = time.Now()
+		})}
+	if err := srv.ListenAndServe(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -341,8 +364,10 @@ func TestBenchServerErrors(t *testing.T) {
 }
 
 // TestBenchServerPause checks that a paused peer is stopped (state T)
-// until it is resumed, and that stopping a paused peer ends it with
-// SIGTERM, not with the SIGKILL after the grace.
+// until it is resumed, that a run resumes it and pauses it again, also
+// after a pause longer than it keeps an idle connection, and that
+// stopping a paused peer ends it with SIGTERM, not with the SIGKILL after
+// the grace.
 func TestBenchServerPause(t *testing.T) {
 	path, dir := fakeServer(t, "serve")
 	s, err := startServer(context.Background(), path, []string{"--host", "127.0.0.1"}, "")
@@ -372,8 +397,17 @@ func TestBenchServerPause(t *testing.T) {
 	if got := waitState(state, "S", "R"); got == "T" {
 		t.Errorf("state after resume() = %s, want running or sleeping", got)
 	}
-	if err := s.pause(); err != nil {
-		t.Fatal(err)
+	// A run after a pause longer than the peer keeps an idle connection.
+	run := s.runner(4)
+	w := testWorkloads()[0]
+	for i := range 2 {
+		if _, err := run(context.Background(), w, i); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		time.Sleep(4 * fakeIdle)
+	}
+	if got := state(); got != "T" {
+		t.Errorf("state after a run = %s, want T (paused again)", got)
 	}
 	if err := s.stop(); err != nil {
 		t.Errorf("stop() of a paused peer = %v", err)
