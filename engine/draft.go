@@ -217,30 +217,14 @@ type drafter struct {
 // one the answer sources draft too, and with Request.DraftInCalls only
 // they do.
 func (d *drafter) next(slot *llama.Slot, req Request, tok llama.Token, room int, inCall bool) ([]llama.Token, *drafting) {
-	index := func() {
-		if d.look == nil {
-			d.look = newLookup(slot.Tokens()) // up to tok, which is not decoded yet
-			d.look.push(tok)
-		}
-	}
-	fromSources := func(texts [][]llama.Token, src **sources, pace *drafting) []llama.Token {
-		if len(texts) == 0 || req.Draft != nil || !pace.ready() {
-			return nil
-		}
-		index()
-		if *src == nil {
-			*src = newSources(texts)
-		}
-		limit := min(max(req.DraftMax, maxSourceDraft), pace.size, room)
-		return (*src).draft(d.look.history, limit, pace.minN)
-	}
-	if inCall || !req.DraftInCalls {
-		if draft := fromSources(req.Sources, &d.src, d.srcPace); len(draft) > 0 {
+	limit := min(max(req.DraftMax, maxSourceDraft), room)
+	if req.Draft == nil && (inCall || !req.DraftInCalls) {
+		if draft := d.fromSources(slot, tok, req.Sources, &d.src, d.srcPace, limit); len(draft) > 0 {
 			return draft, d.srcPace
 		}
 	}
-	if !inCall {
-		if draft := fromSources(req.AnswerSources, &d.ans, d.ansPace); len(draft) > 0 {
+	if req.Draft == nil && !inCall {
+		if draft := d.fromSources(slot, tok, req.AnswerSources, &d.ans, d.ansPace, limit); len(draft) > 0 {
 			return draft, d.ansPace
 		}
 	}
@@ -250,12 +234,34 @@ func (d *drafter) next(slot *llama.Slot, req Request, tok llama.Token, room int,
 	if req.Draft == nil && !d.pace.ready() {
 		return nil, d.pace
 	}
-	index()
-	limit := req.DraftMax
+	d.index(slot, tok)
+	limit = req.DraftMax
 	if req.Draft == nil {
 		limit = min(limit, d.pace.size)
 	}
 	return propose(req, d.look, min(limit, room), d.pace.minN), d.pace
+}
+
+// index makes the prompt lookup's index at the first draft: the slot's
+// tokens and tok, which is not decoded yet.
+func (d *drafter) index(slot *llama.Slot, tok llama.Token) {
+	if d.look == nil {
+		d.look = newLookup(slot.Tokens())
+		d.look.push(tok)
+	}
+}
+
+// fromSources drafts from texts, indexed into *src at its first draft,
+// when pace is ready: up to limit tokens and pace's draft size.
+func (d *drafter) fromSources(slot *llama.Slot, tok llama.Token, texts [][]llama.Token, src **sources, pace *drafting, limit int) []llama.Token {
+	if len(texts) == 0 || !pace.ready() {
+		return nil
+	}
+	d.index(slot, tok)
+	if *src == nil {
+		*src = newSources(texts)
+	}
+	return (*src).draft(d.look.history, min(limit, pace.size), pace.minN)
 }
 
 // Pace is what prompt lookup has learnt about when drafting pays: the
