@@ -187,8 +187,9 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			}
 			res.Decodes++
 			tok, err = sampleAt(c, req, res, -1)
+			t := time.Since(start)
 			for _, p := range paces {
-				p.plain(time.Since(start))
+				p.plain(t)
 			}
 			continue
 		}

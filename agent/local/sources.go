@@ -11,11 +11,16 @@ const maxSourceCache = 32
 
 // DraftSources tokenizes texts a reply may copy as a call of format f
 // writes them (Format.StringText: a JSON string's escapes), for
-// engine.Request.Sources. Special-token text stays plain text.
+// engine.Request.Sources; a nil f tokenizes them as they are, as an
+// answer quotes them (engine.Request.AnswerSources). Special-token text
+// stays plain text.
 func DraftSources(m *llama.Model, f callformat.Format, texts []string) ([][]llama.Token, error) {
 	var out [][]llama.Token
 	for _, t := range texts {
-		toks, err := m.Tokenize(f.StringText(t), false, false)
+		if f != nil {
+			t = f.StringText(t)
+		}
+		toks, err := m.Tokenize(t, false, false)
 		if err != nil {
 			return nil, err
 		}
@@ -25,8 +30,7 @@ func DraftSources(m *llama.Model, f callformat.Format, texts []string) ([][]llam
 }
 
 // sources is DraftSources with the client's cache: a file read at one
-// step is tokenized once for the steps after it. A nil f tokenizes the
-// texts as they are, as an answer quotes them.
+// step is tokenized once for the steps after it.
 func (c *Client) sources(f callformat.Format, texts []string) [][]llama.Token {
 	if c.draftMax <= 0 || len(texts) == 0 {
 		return nil
@@ -42,18 +46,11 @@ func (c *Client) sources(f callformat.Format, texts []string) [][]llama.Token {
 		}
 		toks, ok := c.sourceCache[key]
 		if !ok {
-			var err error
-			if f != nil {
-				var one [][]llama.Token
-				if one, err = DraftSources(c.model, f, []string{t}); err == nil {
-					toks = one[0]
-				}
-			} else {
-				toks, err = c.model.Tokenize(t, false, false)
-			}
+			one, err := DraftSources(c.model, f, []string{t})
 			if err != nil {
 				continue // a text that does not tokenize is no source
 			}
+			toks = one[0]
 			c.sourceCache[key] = toks
 		}
 		out = append(out, toks)

@@ -115,12 +115,8 @@ func stepAfterRead(ctx context.Context, m *llama.Model, task string) (agentStep,
 	if st.sources, err = local.DraftSources(m, f, rec.req.DraftSources); err != nil {
 		return agentStep{}, err
 	}
-	for _, text := range rec.req.AnswerSources {
-		toks, err := m.Tokenize(text, false, false)
-		if err != nil {
-			return agentStep{}, err
-		}
-		st.answer = append(st.answer, toks)
+	if st.answer, err = local.DraftSources(m, nil, rec.req.AnswerSources); err != nil {
+		return agentStep{}, err
 	}
 	return st, nil
 }
