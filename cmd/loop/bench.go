@@ -143,7 +143,7 @@ func (f *benchFlags) registerBench(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.roofline, "roofline", false, "measure memory bandwidth (a copy) and F32 matmul GFLOP/s (ggml's kernels), and show tg and pp as shares of those bounds")
 	fs.StringVar(&f.vs, "vs", "", "also run llama.cpp's llama-bench at this path on the same model and settings, interleaved with ours, and print the ratios")
 	fs.StringVar(&f.vsServer, "vs-server", "", "also run llama.cpp's llama-server at this path on the same model and threads, plain and with each n-gram --spec-type, interleaved with loop plain and drafting up to --draft-max (16 if unset) on the edit, text and edit-call prompts, and print decode t/s, acceptance and the ratios")
-	fs.IntVar(&f.draftMax, "draft-max", 0, "also time n-gen tokens of a file edit (greedy), of prose (sampled), and of the agent's edit call and answer after a read (greedy, with a chat template), plain and drafting up to this many tokens by prompt lookup and from what the step read (0: skip)")
+	fs.IntVar(&f.draftMax, "draft-max", 0, "also time n-gen tokens of a file edit (greedy), of prose (sampled), and of the agent's edit call and answer after a read (greedy, with a chat template), plain and drafting up to this many tokens by prompt lookup and from what the step read, then the edit-call step as loop run ships it (the step rows: agent/local clients, the call grammar, the agent's sampling, the reply ending where the model ends it) (0: skip)")
 	fs.BoolVar(&f.grammar, "grammar", false, "also time n-gen greedy tokens under the agent's call grammar: none, lazy, required, each exact and rejection-first, and required grammar-first")
 }
 

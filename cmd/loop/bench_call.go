@@ -57,10 +57,12 @@ const answerTask = "How does Run report that a step failed? Quote the lines of r
 // agentStep is the prompt of an agent's step and the texts its request
 // offers the drafter: the files the run read (sources, tokenized as the
 // model's call format writes them) and the last tool results (answer,
-// tokenized as plain text), as the client drafts from them.
+// tokenized as plain text), as the client drafts from them; req is the
+// request itself.
 type agentStep struct {
 	prompt          []llama.Token
 	sources, answer [][]llama.Token
+	req             *model.Request
 }
 
 // stepAfterRead is the agent's step after it read run.go for task, in the
@@ -104,7 +106,7 @@ func stepAfterRead(ctx context.Context, m *llama.Model, task string) (agentStep,
 	if err != nil {
 		return agentStep{}, err
 	}
-	var st agentStep
+	st := agentStep{req: rec.req}
 	if st.prompt, err = local.Tokenize(m, p.Text); err != nil {
 		return agentStep{}, err
 	}

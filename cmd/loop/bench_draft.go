@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/engine"
 	"github.com/loopagent/loop/llama"
 )
@@ -82,7 +83,9 @@ type draftWorkload struct {
 // result as the agent offers it (engine.Request.AnswerSources). As llama.cpp's
 // --ignore-eos does, both chains keep every end-of-generation token out:
 // a trained model would end its reply after a few tokens, and the rows
-// would time those rather than n_gen.
+// would time those rather than n_gen. Last, the step rows time the
+// edit-call step as loop run ships it (stepRows): through agent/local,
+// under the call grammar, ending where the model ends it.
 func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchResult, rep *benchReport) error {
 	edit, err := m.Tokenize(editPrompt(), true, true)
 	if err != nil {
@@ -124,6 +127,22 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 		}
 		rep.Results = append(rep.Results, rows...)
 	}
+	if call.req == nil {
+		return nil
+	}
+	in, err := m.Info()
+	if err != nil {
+		return err
+	}
+	window := min(stepWindow, in.TrainContext) // the demo model's is 4096
+	rows, err := stepRows(ctx, call, f, base, func(o local.Options) (*local.Client, error) {
+		o.ContextSize = window
+		return local.New(m, o)
+	})
+	if err != nil {
+		return fmt.Errorf("the step rows: %w", err)
+	}
+	rep.Results = append(rep.Results, rows...)
 	return nil
 }
 
@@ -219,9 +238,15 @@ func draftRun(ctx context.Context, slot *llama.Slot, newChain func(rep int) (*ll
 // printDraft writes how the drafted tests decoded, under the table.
 func printDraft(w io.Writer, rep *benchReport) {
 	for _, r := range rep.Results {
-		if d := r.Draft; d != nil {
-			fmt.Fprintf(w, "\n%s: accepted %d of %d draft tokens (%.0f%%), %.2f tokens per decode; the output starts %q\n", r.Test, d.Accepted, d.Drafted,
-				100*float64(d.Accepted)/float64(max(d.Drafted, 1)), float64(d.Tokens)/float64(max(d.Decodes, 1)), d.Output)
+		d := r.Draft
+		if d == nil {
+			continue
 		}
+		perDecode := "" // the step rows' clients do not count their decodes
+		if d.Decodes > 0 {
+			perDecode = fmt.Sprintf(", %.2f tokens per decode", float64(d.Tokens)/float64(d.Decodes))
+		}
+		fmt.Fprintf(w, "\n%s: accepted %d of %d draft tokens (%.0f%%)%s; the output starts %q\n", r.Test, d.Accepted, d.Drafted,
+			100*float64(d.Accepted)/float64(max(d.Drafted, 1)), perDecode, d.Output)
 	}
 }

@@ -201,8 +201,8 @@ func TestBenchCommand(t *testing.T) {
 }
 
 // TestDraftCommand checks --draft-max: loop complete writes the same text
-// with it, and loop bench adds the edit, text, edit-call and answer rows,
-// plain and drafted.
+// with it, and loop bench adds the edit, text, edit-call, answer and step
+// rows, plain and drafted.
 func TestDraftCommand(t *testing.T) {
 	model := testmodels.Path(t, testmodels.TinyQwen15F32)
 	complete := func(args ...string) completion {
@@ -230,13 +230,20 @@ func TestDraftCommand(t *testing.T) {
 	for _, r := range rep.Results {
 		tests = append(tests, r.Test)
 	}
-	want := []string{"tg8", "edit-tg8", "edit-tg8+draft4", "text-tg8", "text-tg8+draft4", "edit-call-tg8", "edit-call-tg8+draft4", "answer-tg8", "answer-tg8+draft4"}
+	want := []string{"tg8", "edit-tg8", "edit-tg8+draft4", "text-tg8", "text-tg8+draft4", "edit-call-tg8", "edit-call-tg8+draft4",
+		"answer-tg8", "answer-tg8+draft4", "step-tg8", "step-tg8+draft4"}
 	if strings.Join(tests, " ") != strings.Join(want, " ") {
 		t.Fatalf("loop bench --draft-max 4: tests %v, want %v", tests, want)
 	}
 	for i, r := range rep.Results {
-		if drafted := strings.HasSuffix(r.Test, "+draft4"); (r.Draft != nil) != drafted || drafted && r.Draft.Tokens != 8 {
-			t.Errorf("loop bench --draft-max 4: row %d %s draft stats %+v; want them on the drafted rows only, 8 tokens each", i, r.Test, r.Draft)
+		// The step rows' replies end where the model ends them: 8 tokens at most.
+		step := strings.HasPrefix(r.Test, "step-")
+		if drafted := strings.HasSuffix(r.Test, "+draft4"); (r.Draft != nil) != drafted || drafted && !step && r.Draft.Tokens != 8 ||
+			drafted && step && (r.Draft.Tokens < 1 || r.Draft.Tokens > 8) {
+			t.Errorf("loop bench --draft-max 4: row %d %s draft stats %+v; want them on the drafted rows only, 8 tokens each (1 to 8 on a step row)", i, r.Test, r.Draft)
+		}
+		if step && (r.AvgTS <= 0 || r.NPrompt == 0) {
+			t.Errorf("loop bench --draft-max 4: %s at %.2f t/s after %d prompt tokens", r.Test, r.AvgTS, r.NPrompt)
 		}
 	}
 }
