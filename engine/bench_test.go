@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -190,6 +191,59 @@ func BenchmarkGrammarSample(b *testing.B) {
 			}{{"grammar-first", llama.GrammarFirst}, {"exact", llama.GrammarExact}, {"rejection-first", llama.RejectionFirst}} {
 				b.Run(g.name+"/"+at+"/"+mode.name, func(b *testing.B) { run(b, g.gbnf, fed, mode.mode) })
 			}
+		}
+	}
+}
+
+// BenchmarkGrammarNarrow samples twelve tokens in a row where the grammar
+// allows only the continuation of a literal, as it narrows an edit's
+// old_string to the text of the file read: fewer tokens are allowed than
+// llama-server's default chain's top-k keeps, so each token needs a mask
+// of every candidate. The exact mode checks candidates one by one for the
+// first token only, then masks at once (see llama.GrammarExact); it should
+// cost about what grammar-first does. On the bench model's 151,936-token
+// vocabulary and the train model's 8,320.
+func BenchmarkGrammarNarrow(b *testing.B) {
+	const gbnf = `root ::= "func Rank(marks int) string {\n\tswitch {\n\tcase marks > 124:\n\t\treturn \"A\"\n\tcase marks > 47:\n\t\treturn \"B\"\n\tdefault:\n\t\treturn \"C\"\n\t}\n}\n" | "package calc\n\n// Rank returns the band of a score, from A to C, for the report."`
+	for _, name := range []string{testmodels.BenchQwen2Q8, testmodels.TrainQwen25F32} {
+		m := load(b, name)
+		c, err := llama.NewContext(m, llama.ContextParams{ContextSize: 512, Threads: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		slot, _ := llama.NewSlot(c, 0)
+		prompt, _ := m.Tokenize("<|im_start|>user\nFix the bug.<|im_end|>\n<|im_start|>assistant\n", false, true)
+		if _, err := slot.Prefill(context.Background(), prompt); err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []struct {
+			name string
+			mode llama.GrammarMode
+		}{{"grammar-first", llama.GrammarFirst}, {"exact", llama.GrammarExact}} {
+			b.Run(strings.TrimSuffix(name, ".gguf")+"/"+mode.name, func(b *testing.B) {
+				ch := defaultChain(b, 1)
+				defer ch.Close()
+				g, err := engine.CompileGrammar(m, gbnf)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer g.Close()
+				checks, tokens := 0, 0
+				for b.Loop() {
+					g.Reset()
+					for range 12 {
+						_, step, err := ch.SampleGrammar(c, -1, g, mode.mode)
+						if err != nil {
+							b.Fatal(err)
+						}
+						checks += step.Checked
+						tokens++
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(tokens)/1000, "ms/token")
+				b.ReportMetric(float64(checks)/float64(tokens), "checked/token")
+			})
 		}
 	}
 }

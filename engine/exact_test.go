@@ -119,3 +119,77 @@ func TestGrammarSamplingExact(t *testing.T) {
 		})
 	}
 }
+
+// TestGrammarSamplingNarrow: under root ::= [xq]+ fewer tokens are allowed
+// than the default chain's top-k keeps, so the exact mode's first draw
+// checks candidates one by one in vain and masks them all, and the draw
+// after it masks at once, with no checks. The second draws (from the
+// state after a first token, where an end is allowed too) must still fit
+// the distribution of "grammar mask, then the chain".
+func TestGrammarSamplingNarrow(t *testing.T) {
+	m := load(t, testmodels.TrainQwen25F32)
+	c := newContext(t, m, 512)
+	slot, _ := llama.NewSlot(c, 0)
+	prompt, _ := m.Tokenize("<|im_start|>user\nWrite x and q.<|im_end|>\n<|im_start|>assistant\n", false, true)
+	if _, err := slot.Prefill(context.Background(), prompt); err != nil {
+		t.Fatal(err)
+	}
+	g, err := engine.CompileGrammar(m, `root ::= [xq]+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	logits, err := c.Logits(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := m.Tokenize("x", false, false)
+	if err != nil || len(x) != 1 {
+		t.Fatalf("tokenize x: %v %v", x, err)
+	}
+	if err := g.Accept(x[0]); err != nil {
+		t.Fatal(err)
+	}
+	masked := make([]float32, len(logits))
+	allowed := 0
+	for i, l := range logits {
+		masked[i] = float32(math.Inf(-1))
+		if g.Allows(llama.Token(i)) {
+			masked[i] = l
+			allowed++
+		}
+	}
+	cfg, err := sampler.Resolve(nil, sampler.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allowed == 0 || allowed >= cfg.TopK {
+		t.Fatalf("%d tokens allowed after x; the test needs 1 to %d", allowed, cfg.TopK-1)
+	}
+	want := sampler.Distribution(cfg, masked, nil)
+	cfg.Seed = 12
+	ch, err := engine.Chain(c, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.Close()
+	const n = 3000
+	obs := map[llama.Token]int{}
+	for i := range n {
+		g.Reset()
+		if _, step, err := ch.SampleGrammar(c, -1, g, llama.GrammarExact); err != nil || step.Checked == 0 {
+			t.Fatalf("draw %d, first token: %d checks, %v; want one-by-one checks after a reset", i, step.Checked, err)
+		}
+		tok, step, err := ch.SampleGrammar(c, -1, g, llama.GrammarExact)
+		if err != nil || step.Checked != 0 {
+			t.Fatalf("draw %d, second token: %d checks, %v; want a mask at once", i, step.Checked, err)
+		}
+		obs[tok]++
+	}
+	chi, df := chiSquare(obs, want, n)
+	crit := chiSquareCritical(df)
+	t.Logf("chi-square %.1f on %d df (critical %.1f at p = 0.001); %d of %d tokens allowed", chi, df, crit, allowed, len(logits))
+	if chi >= crit {
+		t.Errorf("chi-square %.1f, critical %.1f: the second draws do not fit the masked distribution", chi, crit)
+	}
+}

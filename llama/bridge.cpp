@@ -406,13 +406,14 @@ static bool walk_cut(struct llama_sampler *g, llama_token_data_array *cur, const
 // sample_exact samples with the distribution of "grammar mask, then the
 // chain" (see loop_grammar_plan).
 static llama_token sample_exact(struct llama_sampler *s, struct llama_sampler *g, llama_token_data_array *cur,
-                                const struct loop_grammar_plan &plan, int32_t *checked, char *err, size_t n) {
+                                const struct loop_grammar_plan &plan, int32_t *checked, int32_t *allowed,
+                                char *err, size_t n) {
     const int32_t n_stages = stage_count(s);
     if (!apply_stages(s, 0, plan.n_pre, cur, err, n)) {
         return LLAMA_TOKEN_NULL;
     }
     std::vector<llama_token_data> kept;
-    if (plan.cut != LOOP_CUT_NONE && walk_cut(g, cur, plan, kept, checked)) {
+    if (plan.cut != LOOP_CUT_NONE && plan.max_checks > 0 && walk_cut(g, cur, plan, kept, checked)) {
         if (kept.empty()) {
             copy_err(err, n, "grammar: no token is allowed at this point");
             return LLAMA_TOKEN_NULL;
@@ -423,7 +424,14 @@ static llama_token sample_exact(struct llama_sampler *s, struct llama_sampler *g
         }
         return selected(&few, err, n);
     }
-    if (!mask(g, cur, err, n) || !apply_stages(s, plan.n_pre, n_stages, cur, err, n)) {
+    if (!mask(g, cur, err, n)) {
+        return LLAMA_TOKEN_NULL;
+    }
+    *allowed = 0;
+    for (size_t i = 0; i < cur->size; i++) {
+        *allowed += cur->data[i].logit > -INFINITY ? 1 : 0;
+    }
+    if (!apply_stages(s, plan.n_pre, n_stages, cur, err, n)) {
         return LLAMA_TOKEN_NULL;
     }
     return selected(cur, err, n);
@@ -432,10 +440,11 @@ static llama_token sample_exact(struct llama_sampler *s, struct llama_sampler *g
 llama_token loop_sample_grammar(struct llama_sampler *s, struct llama_sampler *g, struct llama_context *ctx,
                                 int32_t idx, llama_token_data *buf, int32_t n_vocab, int32_t mode,
                                 struct loop_grammar_plan plan, bool *rejected, int32_t *checked,
-                                char *err, size_t n) {
+                                int32_t *allowed, char *err, size_t n) {
     if (err != nullptr && n > 0) err[0] = '\0';
     *rejected = false;
     *checked = 0;
+    *allowed = -1;
     if (!fill_candidates(ctx, idx, buf, n_vocab, err, n)) {
         return LLAMA_TOKEN_NULL;
     }
@@ -443,7 +452,7 @@ llama_token loop_sample_grammar(struct llama_sampler *s, struct llama_sampler *g
     llama_token tok = LLAMA_TOKEN_NULL;
     switch (mode) {
     case LOOP_GRAMMAR_EXACT:
-        tok = sample_exact(s, g, &cur, plan, checked, err, n);
+        tok = sample_exact(s, g, &cur, plan, checked, allowed, err, n);
         break;
     case LOOP_GRAMMAR_REJECTION_FIRST:
         tok = select_token(s, nullptr, &cur, err, n);

@@ -122,12 +122,15 @@ struct loop_grammar_plan {
 // followed by the chain: the per-token stages run first, then candidates are
 // checked one by one in descending logit until the cut is determined, and
 // only a stage that needs the whole allowed set masks every candidate.
+// A plan whose max_checks is 0 masks every candidate at once.
 // *checked counts the candidates checked one by one; *rejected is set when
-// rejection-first had to resample.
+// rejection-first had to resample; *allowed is how many candidates the
+// exact mode's mask of every candidate left, or -1 when it did not mask
+// them all.
 llama_token loop_sample_grammar(struct llama_sampler *s, struct llama_sampler *g, struct llama_context *ctx,
                                 int32_t idx, llama_token_data *buf, int32_t n_vocab, int32_t mode,
                                 struct loop_grammar_plan plan, bool *rejected, int32_t *checked,
-                                char *err, size_t n);
+                                int32_t *allowed, char *err, size_t n);
 
 // loop_gguf_open reads the metadata of a GGUF file without its tensor data.
 struct gguf_context *loop_gguf_open(const char *path);

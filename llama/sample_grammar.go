@@ -32,6 +32,16 @@ const (
 	RejectionFirst
 )
 
+// A grammar that allows fewer candidates than a top-k cut keeps makes the
+// one-by-one checks futile: they cannot find k allowed candidates, and the
+// mask of every candidate follows them anyway. That is the state of a
+// string the grammar narrows to a file's text (an edit's old_string),
+// token after token. So when GrammarExact's mask of every candidate left
+// fewer than k, the next token of that grammar is masked at once, with no
+// checks; the mask reports again whether the state is still that narrow.
+// Both ways sample the same distribution: only the cost differs (engine's
+// BenchmarkGrammarNarrow measures it).
+
 // ExactMaxChecks is how many candidates GrammarExact checks one by one
 // before it masks them all instead. A check costs far more than masking
 // does per candidate, because llama.cpp's grammar walks its parse stacks
@@ -109,10 +119,15 @@ func (s *Sampler) SampleGrammar(c *Context, idx int, g *Sampler, mode GrammarMod
 	s.ensureCandidates(c.model.nVocab)
 	var errbuf [256]C.char
 	var rej C.bool
-	var checked C.int32_t
+	var checked, allowed C.int32_t
+	plan := s.grammarPlan()
+	if g.narrow {
+		plan.max_checks = 0
+	}
 	t := C.loop_sample_grammar(s.s, g.s, c.c, C.int32_t(idx), s.cands, C.int32_t(c.model.nVocab),
-		C.int32_t(mode), s.grammarPlan(), &rej, &checked, &errbuf[0], C.size_t(len(errbuf)))
+		C.int32_t(mode), plan, &rej, &checked, &allowed, &errbuf[0], C.size_t(len(errbuf)))
 	step.Rejected, step.Checked = bool(rej), int(checked)
+	g.narrow = plan.cut == C.LOOP_CUT_TOP_K && allowed >= 0 && allowed < plan.k
 	if t == C.LLAMA_TOKEN_NULL {
 		return NoToken, step, sampleError(op, s.name, C.GoString(&errbuf[0]))
 	}

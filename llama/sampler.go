@@ -40,8 +40,12 @@ type Sampler struct {
 	children []*Sampler // for a chain: its samplers, in order
 	grammar  bool       // a grammar sampler
 	lazy     *lazyWatch // for a lazy grammar: what wakes it
-	cands    *C.llama_token_data
-	nCands   int
+	// narrow is set on a grammar sampler whose last exact sample masked
+	// every candidate and left fewer than the top-k cut keeps: the next
+	// one masks at once (see GrammarExact).
+	narrow bool
+	cands  *C.llama_token_data
+	nCands int
 }
 
 // stageKind tells the samplers apart for exact grammar sampling, which
@@ -330,6 +334,7 @@ func (s *Sampler) Reset() {
 	if s.lazy != nil {
 		s.lazy.reset()
 	}
+	s.narrow = false
 }
 
 // Seed returns the seed of a dist, XTC or Mirostat sampler (or a chain's).
