@@ -43,6 +43,32 @@ func chiSquare(obs map[llama.Token]int, want []sampler.Candidate, n int) (chi fl
 	return chi, cats - 1
 }
 
+// maskedDistribution is the distribution of "grammar mask, then
+// llama-server's default chain" over the last logits of c, with g in its
+// current state, computed in Go; it returns the chain's settings, the
+// distribution, how many tokens g allows and the vocabulary's size.
+func maskedDistribution(t *testing.T, c *llama.Context, g *llama.Sampler) (sampler.Config, []sampler.Candidate, int, int) {
+	t.Helper()
+	logits, err := c.Logits(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	masked := make([]float32, len(logits))
+	allowed := 0
+	for i, l := range logits {
+		masked[i] = float32(math.Inf(-1))
+		if g.Allows(llama.Token(i)) {
+			masked[i] = l
+			allowed++
+		}
+	}
+	cfg, err := sampler.Resolve(nil, sampler.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, sampler.Distribution(cfg, masked, nil), allowed, len(logits)
+}
+
 // TestGrammarSamplingExact draws first tokens under the grammar
 // root ::= [a-z]+ with llama-server's default chain and compares them with
 // the distribution of "grammar mask, then the chain" computed in Go from
@@ -66,24 +92,7 @@ func TestGrammarSamplingExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	logits, err := c.Logits(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	masked := make([]float32, len(logits))
-	allowed := 0
-	for i, l := range logits {
-		masked[i] = float32(math.Inf(-1))
-		if g.Allows(llama.Token(i)) {
-			masked[i] = l
-			allowed++
-		}
-	}
-	cfg, err := sampler.Resolve(nil, sampler.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := sampler.Distribution(cfg, masked, nil)
+	cfg, want, allowed, vocab := maskedDistribution(t, c, g)
 	for _, tt := range []struct {
 		mode llama.GrammarMode
 		name string
@@ -112,7 +121,7 @@ func TestGrammarSamplingExact(t *testing.T) {
 			chi, df := chiSquare(obs, want, n)
 			crit := chiSquareCritical(df)
 			t.Logf("%s: chi-square %.1f on %d df (critical %.1f at p = 0.001); %d of %d tokens allowed; %.1f candidates checked per draw",
-				tt.name, chi, df, crit, allowed, len(logits), float64(checks)/float64(n))
+				tt.name, chi, df, crit, allowed, vocab, float64(checks)/float64(n))
 			if fits := chi < crit; fits != tt.fits {
 				t.Errorf("%s: chi-square %.1f, critical %.1f: fits the masked distribution %v, want %v", tt.name, chi, crit, fits, tt.fits)
 			}
@@ -139,10 +148,6 @@ func TestGrammarSamplingNarrow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	logits, err := c.Logits(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	x, err := m.Tokenize("x", false, false)
 	if err != nil || len(x) != 1 {
 		t.Fatalf("tokenize x: %v %v", x, err)
@@ -150,23 +155,10 @@ func TestGrammarSamplingNarrow(t *testing.T) {
 	if err := g.Accept(x[0]); err != nil {
 		t.Fatal(err)
 	}
-	masked := make([]float32, len(logits))
-	allowed := 0
-	for i, l := range logits {
-		masked[i] = float32(math.Inf(-1))
-		if g.Allows(llama.Token(i)) {
-			masked[i] = l
-			allowed++
-		}
-	}
-	cfg, err := sampler.Resolve(nil, sampler.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, want, allowed, vocab := maskedDistribution(t, c, g)
 	if allowed == 0 || allowed >= cfg.TopK {
 		t.Fatalf("%d tokens allowed after x; the test needs 1 to %d", allowed, cfg.TopK-1)
 	}
-	want := sampler.Distribution(cfg, masked, nil)
 	cfg.Seed = 12
 	ch, err := engine.Chain(c, cfg)
 	if err != nil {
@@ -188,7 +180,7 @@ func TestGrammarSamplingNarrow(t *testing.T) {
 	}
 	chi, df := chiSquare(obs, want, n)
 	crit := chiSquareCritical(df)
-	t.Logf("chi-square %.1f on %d df (critical %.1f at p = 0.001); %d of %d tokens allowed", chi, df, crit, allowed, len(logits))
+	t.Logf("chi-square %.1f on %d df (critical %.1f at p = 0.001); %d of %d tokens allowed", chi, df, crit, allowed, vocab)
 	if chi >= crit {
 		t.Errorf("chi-square %.1f, critical %.1f: the second draws do not fit the masked distribution", chi, crit)
 	}
