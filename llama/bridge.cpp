@@ -427,9 +427,11 @@ static llama_token sample_exact(struct llama_sampler *s, struct llama_sampler *g
     if (!mask(g, cur, err, n)) {
         return LLAMA_TOKEN_NULL;
     }
-    *allowed = 0;
-    for (size_t i = 0; i < cur->size; i++) {
-        *allowed += cur->data[i].logit > -INFINITY ? 1 : 0;
+    if (plan.cut == LOOP_CUT_TOP_K) {
+        *allowed = 0;
+        for (size_t i = 0; i < cur->size && *allowed < plan.k; i++) {
+            *allowed += cur->data[i].logit > -INFINITY ? 1 : 0;
+        }
     }
     if (!apply_stages(s, plan.n_pre, n_stages, cur, err, n)) {
         return LLAMA_TOKEN_NULL;

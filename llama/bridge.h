@@ -124,9 +124,9 @@ struct loop_grammar_plan {
 // only a stage that needs the whole allowed set masks every candidate.
 // A plan whose max_checks is 0 masks every candidate at once.
 // *checked counts the candidates checked one by one; *rejected is set when
-// rejection-first had to resample; *allowed is how many candidates the
-// exact mode's mask of every candidate left, or -1 when it did not mask
-// them all.
+// rejection-first had to resample; after the exact mode's mask of every
+// candidate under a top-k cut, *allowed is how many candidates it left,
+// counted up to k; otherwise -1.
 llama_token loop_sample_grammar(struct llama_sampler *s, struct llama_sampler *g, struct llama_context *ctx,
                                 int32_t idx, llama_token_data *buf, int32_t n_vocab, int32_t mode,
                                 struct loop_grammar_plan plan, bool *rejected, int32_t *checked,

@@ -20,7 +20,13 @@ const (
 	// (top-p with no top-k before it, typical, top-n-sigma, XTC, dynamic
 	// temperature, Mirostat, or no truncation at all), or more than
 	// ExactMaxChecks candidates had to be checked, is every candidate
-	// masked.
+	// masked. A grammar whose last mask of every candidate left fewer than
+	// top_k allowed (a string narrowed to a file's text, such as an edit's
+	// old_string, token after token) is masked at once the next time: its
+	// checks could not find top_k allowed candidates, and the mask would
+	// follow them anyway. Each such mask says again whether the state is
+	// still that narrow; engine's BenchmarkGrammarNarrow measures the
+	// saving. Every way samples the same distribution.
 	GrammarExact GrammarMode = iota
 	// GrammarFirst applies the grammar to every candidate before the chain,
 	// as llama.cpp's common sampler does at the pinned commit.
@@ -31,16 +37,6 @@ const (
 	// survive the chain's truncation of the unconstrained candidates.
 	RejectionFirst
 )
-
-// A grammar that allows fewer candidates than a top-k cut keeps makes the
-// one-by-one checks futile: they cannot find k allowed candidates, and the
-// mask of every candidate follows them anyway. That is the state of a
-// string the grammar narrows to a file's text (an edit's old_string),
-// token after token. So when GrammarExact's mask of every candidate left
-// fewer than k, the next token of that grammar is masked at once, with no
-// checks; the mask reports again whether the state is still that narrow.
-// Both ways sample the same distribution: only the cost differs (engine's
-// BenchmarkGrammarNarrow measures it).
 
 // ExactMaxChecks is how many candidates GrammarExact checks one by one
 // before it masks them all instead. A check costs far more than masking

@@ -7,7 +7,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/engine"
 	"github.com/loopagent/loop/llama"
 )
@@ -130,15 +129,7 @@ func benchDraft(ctx context.Context, m *llama.Model, f benchFlags, base benchRes
 	if call.req == nil {
 		return nil
 	}
-	in, err := m.Info()
-	if err != nil {
-		return err
-	}
-	window := min(stepWindow, in.TrainContext) // the demo model's is 4096
-	rows, err := stepRows(ctx, call, f, base, func(o local.Options) (*local.Client, error) {
-		o.ContextSize = window
-		return local.New(m, o)
-	})
+	rows, err := stepRows(ctx, m, call, f, base)
 	if err != nil {
 		return fmt.Errorf("the step rows: %w", err)
 	}

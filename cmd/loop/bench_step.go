@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/llama"
 )
 
 // stepRows times the edit-call step as loop run ships it, rather than as
@@ -21,10 +22,15 @@ import (
 // cache from the warm-up on, so only the decoding is timed (the
 // completion's predicted_ms). The rows are step-tgN and
 // step-tgN+draftK.
-func stepRows(ctx context.Context, st agentStep, f benchFlags, base benchResult, m modelOpener) ([]benchResult, error) {
+func stepRows(ctx context.Context, m *llama.Model, st agentStep, f benchFlags, base benchResult) ([]benchResult, error) {
+	in, err := m.Info()
+	if err != nil {
+		return nil, err
+	}
 	clients := make([]*local.Client, 2)
 	for j, draftMax := range []int{0, f.draftMax} {
-		c, err := m(local.Options{Threads: f.threads, FlashAttention: f.flashAttn, DraftMax: draftMax, DraftInCalls: draftMax > 0})
+		c, err := local.New(m, local.Options{ContextSize: min(stepWindow, in.TrainContext), Threads: f.threads,
+			FlashAttention: f.flashAttn, DraftMax: draftMax, DraftInCalls: draftMax > 0})
 		if err != nil {
 			return nil, err
 		}
@@ -78,10 +84,6 @@ func stepRows(ctx context.Context, st agentStep, f benchFlags, base benchResult,
 // agent's step was assembled for (stepAfterRead), or the model's trained
 // context where that is shorter.
 const stepWindow = 16384
-
-// modelOpener makes an agent/local client on the bench's model, with its
-// context.
-type modelOpener func(local.Options) (*local.Client, error)
 
 // stepRequest is the agent's request for one repetition: its reply capped
 // at n tokens and its sampling seeded, with the agent's callbacks
