@@ -1,5 +1,6 @@
 // bridge.cpp holds loop's C++ glue to llama.cpp; see bridge.h.
 #include "bridge.h"
+#include "grammar_mask.h"
 
 #include <algorithm>
 #include <atomic>
@@ -245,6 +246,10 @@ bool loop_sampler_accept(struct llama_sampler *s, llama_token tok, char *err, si
 }
 
 bool loop_sampler_apply(struct llama_sampler *s, llama_token_data_array *cur, char *err, size_t n) {
+    LOOP_TRY((grammar_mask(s, cur) || (llama_sampler_apply(s, cur), true)), false)
+}
+
+bool loop_sampler_apply_llama(struct llama_sampler *s, llama_token_data_array *cur, char *err, size_t n) {
     LOOP_TRY((llama_sampler_apply(s, cur), true), false)
 }
 

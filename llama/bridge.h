@@ -71,7 +71,17 @@ struct llama_sampler *loop_sampler_init_grammar(const struct llama_vocab *vocab,
                                                 size_t n_patterns, const llama_token *tokens,
                                                 size_t n_tokens, char *err, size_t n);
 bool loop_sampler_accept(struct llama_sampler *s, llama_token tok, char *err, size_t n);
+// loop_sampler_apply applies s to cur. A grammar sampler's mask is the one
+// llama.cpp computes, made from a per-vocabulary table of the tokens' code
+// points and only for the candidates whose first code point the grammar
+// could accept (grammar_mask.h); loop_sampler_apply_llama runs llama.cpp's
+// own code only, the reference the table is tested against.
 bool loop_sampler_apply(struct llama_sampler *s, llama_token_data_array *cur, char *err, size_t n);
+bool loop_sampler_apply_llama(struct llama_sampler *s, llama_token_data_array *cur, char *err, size_t n);
+
+// loop_grammar_forget drops the grammar mask's table of vocab; call it
+// before the model that holds vocab is freed.
+void loop_grammar_forget(const struct llama_vocab *vocab);
 
 // loop_sampler_allows reports whether s keeps token tok when applied to a
 // single candidate: the check that must pass before a grammar sampler may

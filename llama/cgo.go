@@ -6,8 +6,12 @@ package llama
 // github.com/ollama/ollama/llama/llama.cpp/src below. Their headers are reached
 // through third_party/llama.cpp and third_party/ggml, which are links that
 // `make` creates into that module's directory in the module cache. The
-// bridge also includes one internal header, src/llama-grammar.h, to parse
-// grammars with llama.cpp's parser without its printing to stderr.
+// bridge also includes two internal headers, src/llama-grammar.h and
+// src/llama-vocab.h: to parse grammars with llama.cpp's parser without its
+// printing to stderr, and to mask a grammar's candidates from a table of
+// the vocabulary's code points (grammar_mask.cpp, which also reads the
+// grammar sampler's private context; TestGrammarMaskMatchesLlama holds its
+// masks to llama.cpp's own).
 // cpu_amx.cpp and cpu_amx_mmq.cpp compile ggml's AMX kernels, which the
 // module's package leaves out, for a native build on a CPU with AMX; they
 // need the ggml/src include paths.

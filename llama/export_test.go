@@ -22,3 +22,9 @@ func (t *Trainer) Logits(ctx context.Context, tokens []Token) ([]float32, error)
 func (t *Trainer) GradCheck(w Window, name string, h float64) (norm, slope float64, err error) {
 	return t.gradCheck(w, name, h)
 }
+
+// ApplyLlama is Apply with llama.cpp's own code only, the reference of the
+// grammar mask.
+func (s *Sampler) ApplyLlama(candidates []TokenData) (selected, n int, err error) {
+	return s.apply(candidates, true)
+}

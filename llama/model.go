@@ -231,6 +231,7 @@ func (m *Model) Close() error {
 		C.llama_sampler_free(m.grammarProto)
 		m.grammarProto, m.grammarKey = nil, ""
 	}
+	C.loop_grammar_forget(m.vocab)
 	C.llama_model_free(m.m)
 	m.m = nil
 	m.vocab = nil

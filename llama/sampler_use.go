@@ -216,6 +216,12 @@ func (s *Sampler) acceptLocked(t Token) error {
 // candidates left; candidates[:n] holds them, with logits and probabilities
 // as the samplers left them.
 func (s *Sampler) Apply(candidates []TokenData) (selected, n int, err error) {
+	return s.apply(candidates, false)
+}
+
+// apply is Apply; llamaOnly runs llama.cpp's own code only (see
+// loop_sampler_apply_llama), the reference of the grammar mask's tests.
+func (s *Sampler) apply(candidates []TokenData, llamaOnly bool) (selected, n int, err error) {
 	const op = "apply"
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -235,7 +241,13 @@ func (s *Sampler) Apply(candidates []TokenData) (selected, n int, err error) {
 	copy(cs, candidates)
 	arr := C.llama_token_data_array{data: buf, size: C.size_t(len(candidates)), selected: -1}
 	var errbuf [256]C.char
-	if !bool(C.loop_sampler_apply(s.s, &arr, &errbuf[0], C.size_t(len(errbuf)))) {
+	var ok C.bool
+	if llamaOnly {
+		ok = C.loop_sampler_apply_llama(s.s, &arr, &errbuf[0], C.size_t(len(errbuf)))
+	} else {
+		ok = C.loop_sampler_apply(s.s, &arr, &errbuf[0], C.size_t(len(errbuf)))
+	}
+	if !bool(ok) {
 		return -1, 0, newError(op, s.name, errors.New(C.GoString(&errbuf[0])))
 	}
 	n = int(arr.size)

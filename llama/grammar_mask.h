@@ -1,0 +1,13 @@
+// grammar_mask.h declares the bridge's fast grammar mask (grammar_mask.cpp).
+#ifndef LOOP_GRAMMAR_MASK_H
+#define LOOP_GRAMMAR_MASK_H
+
+#include "bridge.h"
+
+// grammar_mask masks cur under the llama.cpp grammar sampler s exactly as
+// llama_sampler_apply would, and returns true; it returns false, with cur
+// untouched, when s is not a grammar sampler or its state needs llama.cpp's
+// own mask (an open UTF-8 sequence). It may throw what llama.cpp throws.
+bool grammar_mask(struct llama_sampler *s, llama_token_data_array *cur);
+
+#endif
