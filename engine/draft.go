@@ -38,6 +38,14 @@ import (
 // do not each pay to learn it again. A Request.Draft is always verified:
 // its maker chose when to draft.
 //
+// Inside a call the grammar knows text the model has no choice about: the
+// call format's punctuation and keys, a tool's name once its first letters
+// fit only one, the rest of a path only one file starts with. The drafter
+// proposes that text first, tokenized alone (drafter.forced). A model that
+// writes it in the usual tokens accepts the draft whole; one that splits a
+// word otherwise rejects the rest, and the pace backs off as after any
+// miss.
+//
 // Request.DraftInCalls drafts only inside tool calls, whose arguments
 // copy most (the lines an edit replaces, a path it read), and outside
 // them only from Request.AnswerSources (an answer that quotes the last
@@ -151,11 +159,11 @@ func canDraft(slot *llama.Slot) bool {
 func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Result, out *textOut) error {
 	c := slot.Context()
 	m := c.Model()
-	d := &drafter{pace: &drafting{}, srcPace: &drafting{}, ansPace: &drafting{}}
+	d := &drafter{pace: &drafting{}, srcPace: &drafting{}, ansPace: &drafting{}, forcePace: &drafting{}}
 	if req.Pace != nil {
-		d.pace, d.srcPace, d.ansPace = &req.Pace.d, &req.Pace.src, &req.Pace.ans
+		d.pace, d.srcPace, d.ansPace, d.forcePace = &req.Pace.d, &req.Pace.src, &req.Pace.ans, &req.Pace.force
 	}
-	paces := []*drafting{d.pace, d.srcPace, d.ansPace}
+	paces := []*drafting{d.pace, d.srcPace, d.ansPace, d.forcePace}
 	for _, p := range paces {
 		p.start()
 	}
@@ -203,13 +211,14 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 	return err
 }
 
-// drafter proposes the drafts of one generation: from the sources first
-// (Request.Sources in a call, Request.AnswerSources outside one), then by
-// prompt lookup, each with its own pace.
+// drafter proposes the drafts of one generation: in a call, the text the
+// grammar forces first (see forced); then from the sources (Request.Sources
+// in a call, Request.AnswerSources outside one); then by prompt lookup,
+// each with its own pace.
 type drafter struct {
-	look                   *lookup  // made at the first draft: a long prompt costs a map of its n-grams
-	src, ans               *sources // made at the first draft from each
-	pace, srcPace, ansPace *drafting
+	look                              *lookup  // made at the first draft: a long prompt costs a map of its n-grams
+	src, ans                          *sources // made at the first draft from each
+	pace, srcPace, ansPace, forcePace *drafting
 }
 
 // next returns the draft after tok, at most room tokens, and the pace
@@ -219,6 +228,11 @@ type drafter struct {
 // they do.
 func (d *drafter) next(slot *llama.Slot, req Request, tok llama.Token, room int, inCall bool) ([]llama.Token, *drafting) {
 	limit := min(max(req.DraftMax, maxSourceDraft), room)
+	if req.Draft == nil && inCall {
+		if draft := d.forced(slot, req.Grammar, tok, limit); len(draft) > 0 {
+			return draft, d.forcePace
+		}
+	}
 	if req.Draft == nil && (inCall || !req.DraftInCalls) {
 		if draft := d.fromSources(slot, tok, req.Sources, &d.src, d.srcPace, limit); len(draft) > 0 {
 			return draft, d.srcPace
@@ -242,6 +256,32 @@ func (d *drafter) next(slot *llama.Slot, req Request, tok llama.Token, room int,
 	}
 	return propose(req, d.look, min(limit, room), d.pace.minN), d.pace
 }
+
+// forced drafts, when its pace is ready, the tokens of the text that the
+// grammar forces after tok (llama.Sampler.Forced): a call format's
+// punctuation and keys, a tool's name once it is the only one its first
+// letters fit, the rest of a path that only one file of the workspace
+// starts with. The text is tokenized alone, and its last token is left
+// out: the model may write the last forced characters joined with the
+// first ones it chooses, in another token.
+func (d *drafter) forced(slot *llama.Slot, g *llama.Sampler, tok llama.Token, limit int) []llama.Token {
+	if g == nil || !d.forcePace.ready() {
+		return nil
+	}
+	text, err := g.Forced(maxForcedBytes)
+	if err != nil || text == "" {
+		return nil
+	}
+	toks, err := slot.Context().Model().Tokenize(text, false, false)
+	if err != nil || len(toks) < 2 {
+		return nil
+	}
+	d.index(slot, tok)
+	return toks[:min(len(toks)-1, limit, d.forcePace.size)]
+}
+
+// maxForcedBytes bounds the forced text a draft is made from.
+const maxForcedBytes = 256
 
 // index makes the prompt lookup's index at the first draft: the slot's
 // tokens and tok, which is not decoded yet.
@@ -272,7 +312,7 @@ func (d *drafter) fromSources(slot *llama.Slot, tok llama.Token, texts [][]llama
 // agent's replies are short, and a fresh pace drafts a few times in each
 // before it backs off. The zero value is ready; a Pace is not safe for
 // concurrent use.
-type Pace struct{ d, src, ans drafting }
+type Pace struct{ d, src, ans, force drafting }
 
 // drafting decides when prompt lookup drafts: after a draft that yielded
 // tokens slower than plain steps do, it waits (see the top of the file),

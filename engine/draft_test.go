@@ -254,3 +254,54 @@ func TestDraftInCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestDraftForced checks that inside a call the drafter proposes the text
+// the grammar forces. The demo model, greedy under a required read_file
+// call whose name and punctuation leave it no choice, writes most of that
+// text in the tokens it is drafted in (not all: it splits a few words
+// otherwise), so much of the call comes from accepted drafts without a
+// source or a repetition to copy; the output is the plain one.
+func TestDraftForced(t *testing.T) {
+	m, err := llama.LoadModel(context.Background(), "../demo/model.gguf", llama.ModelParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	c := newContext(t, m, 1024)
+	const gbnf = `root ::= "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"" [a-zA-Z0-9_./]{1,40} "\"}}\n</tool_call>"`
+	prompt, err := m.Tokenize("<|im_start|>user\nTestTotal fails in total.go. Fix it.<|im_end|>\n<|im_start|>assistant\n", false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sampler.Defaults()
+	cfg.Greedy = true
+	gen := func(draftMax int) *engine.Result {
+		ch, err := engine.Chain(c, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ch.Close()
+		g, err := engine.CompileGrammar(m, gbnf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		slot, err := llama.NewSlot(c, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := engine.Generate(context.Background(), slot, engine.Request{Prompt: prompt, Chain: ch, Grammar: g, NPredict: 64, DraftMax: draftMax, DraftInCalls: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	plain, spec := gen(0), gen(16)
+	if diff := cmp.Diff(plain.Tokens, spec.Tokens); diff != "" {
+		t.Errorf("tokens differ (-plain +drafted):\n%s", diff)
+	}
+	t.Logf("%d tokens %q: %d drafted, %d accepted, %d decodes", len(spec.Tokens), spec.Text, spec.Drafted, spec.Accepted, spec.Decodes)
+	if spec.Accepted < len(spec.Tokens)/3 {
+		t.Errorf("%d of %d tokens came from accepted drafts (%d drafted); want at least a third", spec.Accepted, len(spec.Tokens), spec.Drafted)
+	}
+}

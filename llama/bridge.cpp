@@ -249,6 +249,10 @@ bool loop_sampler_apply(struct llama_sampler *s, llama_token_data_array *cur, ch
     LOOP_TRY((grammar_mask(s, cur) || (llama_sampler_apply(s, cur), true)), false)
 }
 
+int32_t loop_grammar_forced(struct llama_sampler *g, char *buf, int32_t max, char *err, size_t n) {
+    LOOP_TRY(grammar_forced(g, buf, max), -1)
+}
+
 bool loop_sampler_apply_llama(struct llama_sampler *s, llama_token_data_array *cur, char *err, size_t n) {
     LOOP_TRY((llama_sampler_apply(s, cur), true), false)
 }

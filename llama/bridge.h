@@ -79,6 +79,11 @@ bool loop_sampler_accept(struct llama_sampler *s, llama_token tok, char *err, si
 bool loop_sampler_apply(struct llama_sampler *s, llama_token_data_array *cur, char *err, size_t n);
 bool loop_sampler_apply_llama(struct llama_sampler *s, llama_token_data_array *cur, char *err, size_t n);
 
+// loop_grammar_forced writes to buf, up to max bytes, the text that every
+// way through the grammar sampler g writes next (see grammar_mask.h) and
+// returns its length, or -1 with err set on a C++ exception.
+int32_t loop_grammar_forced(struct llama_sampler *g, char *buf, int32_t max, char *err, size_t n);
+
 // loop_grammar_forget drops the grammar mask's table of vocab; call it
 // before the model that holds vocab is freed.
 void loop_grammar_forget(const struct llama_vocab *vocab);

@@ -114,3 +114,84 @@ func walkGrammarMasks(t *testing.T, m *llama.Model, g *llama.Sampler, lazy bool)
 	}
 	t.Logf("%d steps, %d with a UTF-8 sequence open", steps, open)
 }
+
+// TestGrammarForced checks the text a grammar forces next: a call's
+// punctuation up to a choice, the letters two choices share, a limit in
+// bytes, multi-byte text, none where the grammar may end, none before a
+// lazy grammar's trigger, and the grammar's state kept.
+func TestGrammarForced(t *testing.T) {
+	m := load(t, testmodels.TrainQwen25F32)
+	const call = `root ::= "<tool_call>\n{\"name\": \"" ("read_file" | "read_dir" | "edit_file") "\", \"arguments\": {\"path\": \"" [a-z]+ "\"}}"`
+	forced := func(g *llama.Sampler, max int) string {
+		t.Helper()
+		s, err := g.Forced(max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	feed := func(g *llama.Sampler, text string) {
+		t.Helper()
+		for _, tok := range tokenize(t, m, text) {
+			if err := g.Accept(tok); err != nil {
+				t.Fatalf("accept %q: %v", text, err)
+			}
+		}
+	}
+	g, err := m.NewGrammar(call, "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for _, c := range []struct{ fed, want string }{
+		{"", "<tool_call>\n{\"name\": \""},
+		{"<tool_call>\n{\"name\": \"re", "ad_"},
+		{"ad_f", "ile\", \"arguments\": {\"path\": \""},
+		{"ile\", \"arguments\": {\"path\": \"ab", ""},
+		{"c\"}}", ""},
+	} {
+		feed(g, c.fed)
+		if got := forced(g, 256); got != c.want {
+			t.Errorf("after %q: forced %q, want %q", c.fed, got, c.want)
+		}
+	}
+	g.Reset()
+	if got := forced(g, 5); got != "<tool" {
+		t.Errorf("forced up to 5 bytes: %q", got)
+	}
+	if got := forced(g, 5); got != "<tool" {
+		t.Errorf("forced again: %q; the state changed", got)
+	}
+	feed(g, "<tool_call>\n{\"name\": \"edit_file\"") // the state walked past the forced text must accept it
+
+	for _, c := range []struct{ gbnf, want string }{
+		{`root ::= "é—x" [a-z]`, "é—x"},
+		{`root ::= "ab" | "abc"`, "ab"},
+		{`root ::= "ab" "c"?`, "ab"},
+		{`root ::= [a] "b"`, "ab"},
+		{`root ::= [ab] "c"`, ""},
+	} {
+		g, err := m.NewGrammar(c.gbnf, "root")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := forced(g, 256); got != c.want {
+			t.Errorf("%s: forced %q, want %q", c.gbnf, got, c.want)
+		}
+		g.Close()
+	}
+
+	lazy, err := m.NewLazyGrammar(`root ::= "<call>" [a-z]+ "</call>"`, "root", llama.LazyTriggers{Words: []string{"<call>"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lazy.Close()
+	if got := forced(lazy, 256); got != "" {
+		t.Errorf("a lazy grammar before its trigger forces %q", got)
+	}
+	greedy := llama.NewGreedy()
+	defer greedy.Close()
+	if got := forced(greedy, 256); got != "" {
+		t.Errorf("a greedy sampler forces %q", got)
+	}
+}

@@ -1,9 +1,15 @@
 package llama
 
 /*
+#include <stdlib.h>
 #include "bridge.h"
 */
 import "C"
+
+import (
+	"errors"
+	"unsafe"
+)
 
 // GrammarMode says how SampleGrammar applies a grammar.
 type GrammarMode int
@@ -64,6 +70,33 @@ func (s *Sampler) Waiting() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lazy != nil && !s.lazy.awake
+}
+
+// Forced returns the text that every way through the grammar s writes
+// next, from its state now, up to max bytes: what a call format's
+// punctuation or a one-way choice leaves the model no choice about. It is
+// empty where the next character is a choice or the grammar may end, for
+// a lazy grammar still waiting for its trigger, inside a multi-byte
+// character, and for a sampler that is not a grammar. A drafter proposes
+// its tokens (engine's Request.DraftInCalls).
+func (s *Sampler) Forced(max int) (string, error) {
+	const op = "forced text"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.s == nil {
+		return "", newError(op, s.name, ErrClosed)
+	}
+	if !s.grammar || max <= 0 || (s.lazy != nil && !s.lazy.awake) {
+		return "", nil
+	}
+	buf := (*C.char)(C.malloc(C.size_t(max)))
+	defer C.free(unsafe.Pointer(buf))
+	var errbuf [256]C.char
+	n := C.loop_grammar_forced(s.s, buf, C.int32_t(max), &errbuf[0], C.size_t(len(errbuf)))
+	if n < 0 {
+		return "", newError(op, s.name, errors.New(C.GoString(&errbuf[0])))
+	}
+	return C.GoStringN(buf, C.int(n)), nil
 }
 
 // SampleGrammar samples from output idx of c's last decode with the chain s

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/loopagent/loop/agent/callformat"
+	"github.com/loopagent/loop/agent/chat"
 
 	"github.com/loopagent/loop/agent/local"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/model"
+	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
 )
 
@@ -63,6 +66,12 @@ type agentStep struct {
 	prompt          []llama.Token
 	sources, answer [][]llama.Token
 	req             *model.Request
+	// editGrammar is the call grammar of the request's tools narrowed as
+	// the agent narrows them (agent/paths: old_string is text of run.go),
+	// demanding edit_file calls, one after another: the grammar under
+	// which the step writes its edit, for a peer that is sent GBNF. Empty
+	// when the tools lack edit_file.
+	editGrammar string
 }
 
 // stepAfterRead is the agent's step after it read run.go for task, in the
@@ -113,6 +122,21 @@ func stepAfterRead(ctx context.Context, m *llama.Model, task string) (agentStep,
 	f, err := callformat.New(format, rec.req.Tools)
 	if err != nil {
 		return agentStep{}, err
+	}
+	narrowed := rec.req.GrammarTools
+	if len(narrowed) == 0 {
+		narrowed = rec.req.Tools
+	}
+	if slices.ContainsFunc(narrowed, func(t chat.Tool) bool { return t.Name == "edit_file" }) {
+		nf, err := callformat.New(format, narrowed)
+		if err != nil {
+			return agentStep{}, err
+		}
+		cg, err := nf.Grammar(grammar.CallOptions{Choice: grammar.Choice{Mode: grammar.ChoiceFunction, Function: "edit_file"}, Parallel: true})
+		if err != nil {
+			return agentStep{}, err
+		}
+		st.editGrammar = cg.GBNF
 	}
 	if st.sources, err = local.DraftSources(m, f, rec.req.DraftSources); err != nil {
 		return agentStep{}, err

@@ -86,6 +86,9 @@ type serverDiff struct {
 type serverWorkload struct {
 	draftWorkload
 	greedy bool
+	// gbnf, when set, constrains both sides: the peer gets it as the
+	// request's grammar, loop compiles it for engine.Request.Grammar.
+	gbnf string
 }
 
 // serverRun is what one run in one mode reports.
@@ -103,7 +106,7 @@ type serverRunner struct {
 }
 
 // benchServer runs the edit, text and (for a model with a chat template)
-// edit-call prompts through loop, plain and drafting, and through the
+// edit-call and edit-call-grammar prompts through loop, plain and drafting, and through the
 // llama-server at path, plain and with each n-gram type, f.reps times
 // after a warm-up, each mode first in turn. Loop drafts up to --draft-max,
 // 16 if it is unset.
@@ -157,7 +160,8 @@ type tokenView struct {
 
 // serverWorkloads are the rows: editPrompt and the edit-call step greedy, textPrompt
 // sampled at temperature 1 (a reply that copies nothing), as benchDraft
-// runs them.
+// runs them, and the edit-call step again under the agent's call grammar
+// demanding edit_file (agentStep.editGrammar), sent to both sides.
 func serverWorkloads(ctx context.Context, m *llama.Model) ([]serverWorkload, error) {
 	edit, err := m.Tokenize(editPrompt(), true, true)
 	if err != nil {
@@ -176,9 +180,12 @@ func serverWorkloads(ctx context.Context, m *llama.Model) ([]serverWorkload, err
 	sampled := func(rep int) (*llama.Sampler, error) {
 		return newChain(m, eog, llama.NewTemp(1), llama.NewDist(uint32(textSeed+rep+1)))
 	}
-	ws := []serverWorkload{{draftWorkload{"edit", edit, greedy, nil, nil}, true}, {draftWorkload{"text", text, sampled, nil, nil}, false}}
+	ws := []serverWorkload{{draftWorkload{"edit", edit, greedy, nil, nil}, true, ""}, {draftWorkload{"text", text, sampled, nil, nil}, false, ""}}
 	if call.prompt != nil {
-		ws = append(ws, serverWorkload{draftWorkload{"edit-call", call.prompt, greedy, call.sources, nil}, true})
+		ws = append(ws, serverWorkload{draftWorkload{"edit-call", call.prompt, greedy, call.sources, nil}, true, ""})
+		if call.editGrammar != "" {
+			ws = append(ws, serverWorkload{draftWorkload{"edit-call-grammar", call.prompt, greedy, call.sources, nil}, true, call.editGrammar})
+		}
 	}
 	return ws, nil
 }
@@ -186,7 +193,16 @@ func serverWorkloads(ctx context.Context, m *llama.Model) ([]serverWorkload, err
 // loopRunner generates n tokens in slot, drafting up to draftMax.
 func loopRunner(mode string, slot *llama.Slot, draftMax, n int) serverRunner {
 	return serverRunner{mode, func(ctx context.Context, w serverWorkload, rep int) (serverRun, error) {
-		res, err := draftRun(ctx, slot, w.chain, rep, engine.Request{Prompt: w.prompt, NPredict: n, DraftMax: draftMax, Sources: w.sources, AnswerSources: w.answer})
+		req := engine.Request{Prompt: w.prompt, NPredict: n, DraftMax: draftMax, Sources: w.sources, AnswerSources: w.answer}
+		if w.gbnf != "" {
+			g, err := engine.CompileGrammar(slot.Context().Model(), w.gbnf)
+			if err != nil {
+				return serverRun{}, fmt.Errorf("%s: %w", w.name, err)
+			}
+			defer g.Close()
+			req.Grammar = g
+		}
+		res, err := draftRun(ctx, slot, w.chain, rep, req)
 		if err != nil {
 			return serverRun{}, err
 		}

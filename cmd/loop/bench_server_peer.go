@@ -208,6 +208,9 @@ func (s *peerServer) runner(n int) func(ctx context.Context, w serverWorkload, r
 			}
 		}()
 		req := map[string]any{"prompt": w.prompt, "n_predict": n, "cache_prompt": true, "ignore_eos": true, "return_tokens": true}
+		if w.gbnf != "" {
+			req["grammar"] = w.gbnf
+		}
 		if w.greedy {
 			req["temperature"] = 0
 		} else {

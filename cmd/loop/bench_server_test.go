@@ -48,6 +48,14 @@ const fakeIdle = 50 * time.Millisecond
 // parts from fakeTokens at index 2.
 const fakeDiverge = 99
 
+// fakeGrammar is a first prompt token for a row constrained by fakeGBNF:
+// the fake refuses a request whose grammar is not fakeGBNF there, or is
+// set elsewhere.
+const (
+	fakeGrammar = 98
+	fakeGBNF    = `root ::= "x"+`
+)
+
 // init runs before TestMain, so the fake needs nothing of it.
 func init() {
 	if mode := os.Getenv(envFakeServer); mode != "" {
@@ -91,10 +99,15 @@ func fakeLlamaServer(mode string, args []string) int {
 			Temperature float64       `json:"temperature"`
 			Samplers    []string      `json:"samplers"`
 			Seed        *int          `json:"seed"`
+			Grammar     string        `json:"grammar"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Prompt) == 0 || req.CachePrompt == nil || !*req.CachePrompt ||
 			!req.IgnoreEOS || !req.Return || (req.Temperature != 0 && (req.Temperature != 1 || !slices.Equal(req.Samplers, []string{"temperature"}) || req.Seed == nil)) {
 			http.Error(w, fmt.Sprintf("fake: a request the bench should not send: %+v (%v)", req, err), http.StatusBadRequest)
+			return
+		}
+		if (req.Prompt[0] == fakeGrammar) != (req.Grammar == fakeGBNF) || (req.Prompt[0] != fakeGrammar && req.Grammar != "") {
+			http.Error(w, fmt.Sprintf("fake: prompt %v with grammar %q", req.Prompt, req.Grammar), http.StatusBadRequest)
 			return
 		}
 		toks := fakeTokens(req.NPredict)
@@ -189,9 +202,10 @@ func fakeLoop(mode string, ts float64, drafted, accepted int) serverRunner {
 
 func testWorkloads() []serverWorkload {
 	return []serverWorkload{
-		{draftWorkload{name: "edit", prompt: []llama.Token{5, 6, 7}}, true},
-		{draftWorkload{name: "text", prompt: []llama.Token{8, 9}}, false},
-		{draftWorkload{name: "edit-call", prompt: []llama.Token{fakeDiverge, 6}}, true},
+		{draftWorkload{name: "edit", prompt: []llama.Token{5, 6, 7}}, true, ""},
+		{draftWorkload{name: "text", prompt: []llama.Token{8, 9}}, false, ""},
+		{draftWorkload{name: "edit-call", prompt: []llama.Token{fakeDiverge, 6}}, true, ""},
+		{draftWorkload{name: "edit-call-grammar", prompt: []llama.Token{fakeGrammar, 6}}, true, fakeGBNF},
 	}
 }
 
