@@ -7,8 +7,10 @@ import (
 
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/local"
+	"github.com/loopagent/loop/agent/model"
 	"github.com/loopagent/loop/grammar"
 	"github.com/loopagent/loop/llama"
+	"github.com/loopagent/loop/sampler"
 )
 
 // demoModel is the model file the repository ships (demo/; its manifest
@@ -40,6 +42,7 @@ func TestDemoModel(t *testing.T) {
 		Tools:      tools,
 		ToolChoice: grammar.Choice{Mode: grammar.ChoiceRequired},
 		MaxTokens:  64,
+		Sampling:   model.Sampling{User: sampler.Overrides{Temperature: ptr(float32(0))}},
 	})
 	if err != nil {
 		t.Fatal(err)
