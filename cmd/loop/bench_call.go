@@ -123,20 +123,8 @@ func stepAfterRead(ctx context.Context, m *llama.Model, task string) (agentStep,
 	if err != nil {
 		return agentStep{}, err
 	}
-	narrowed := rec.req.GrammarTools
-	if len(narrowed) == 0 {
-		narrowed = rec.req.Tools
-	}
-	if slices.ContainsFunc(narrowed, func(t chat.Tool) bool { return t.Name == "edit_file" }) {
-		nf, err := callformat.New(format, narrowed)
-		if err != nil {
-			return agentStep{}, err
-		}
-		cg, err := nf.Grammar(grammar.CallOptions{Choice: grammar.Choice{Mode: grammar.ChoiceFunction, Function: "edit_file"}, Parallel: true})
-		if err != nil {
-			return agentStep{}, err
-		}
-		st.editGrammar = cg.GBNF
+	if st.editGrammar, err = editCallGrammar(format, rec.req); err != nil {
+		return agentStep{}, err
 	}
 	if st.sources, err = local.DraftSources(m, f, rec.req.DraftSources); err != nil {
 		return agentStep{}, err
@@ -145,6 +133,28 @@ func stepAfterRead(ctx context.Context, m *llama.Model, task string) (agentStep,
 		return agentStep{}, err
 	}
 	return st, nil
+}
+
+// editCallGrammar is agentStep.editGrammar for req in the call format
+// format: its tools as the agent narrows them, edit_file demanded, one
+// call after another; "" when the tools lack edit_file.
+func editCallGrammar(format string, req *model.Request) (string, error) {
+	narrowed := req.GrammarTools
+	if len(narrowed) == 0 {
+		narrowed = req.Tools
+	}
+	if !slices.ContainsFunc(narrowed, func(t chat.Tool) bool { return t.Name == "edit_file" }) {
+		return "", nil
+	}
+	f, err := callformat.New(format, narrowed)
+	if err != nil {
+		return "", err
+	}
+	cg, err := f.Grammar(grammar.CallOptions{Choice: grammar.Choice{Mode: grammar.ChoiceFunction, Function: "edit_file"}, Parallel: true})
+	if err != nil {
+		return "", err
+	}
+	return cg.GBNF, nil
 }
 
 // secondRequest answers an agent's first request with a script and keeps
