@@ -16,7 +16,9 @@
 // not pick. The output is the one plain decoding gives; Result.Decodes,
 // Drafted and Accepted say how it went. It pays where a reply copies what
 // the prompt holds (an edit of a file just read), and drafts only while it
-// does (see draft.go). Request.DraftInCalls limits it to tool calls, and
+// does (see draft.go). Inside a call it first drafts the text the grammar
+// forces (a call's punctuation and keys, a name only one choice fits).
+// Request.DraftInCalls limits it to tool calls, and
 // Request.Pace keeps what it learnt about when drafting pays from one
 // request to the next.
 package engine
