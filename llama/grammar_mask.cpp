@@ -219,12 +219,21 @@ bool fast_mask(const llama_grammar &g, llama_token_data_array *cur) {
     std::vector<uint8_t> pass;
     if (!every) {
         pass.assign(n_vocab, 0);
-        for (const auto &r : ranges) {
-            auto lo = std::lower_bound(table->first.begin(), table->first.end(), r.first);
-            auto hi = std::upper_bound(lo, table->first.end(), r.second);
-            for (auto it = lo; it != hi; ++it) {
+        // Many stacks often share a class: the ranges are merged first, so
+        // that each token is marked once however many stacks there are.
+        std::sort(ranges.begin(), ranges.end());
+        auto from = table->first.begin();
+        for (size_t i = 0; i < ranges.size();) {
+            uint32_t lo = ranges[i].first, hi = ranges[i].second;
+            for (i++; i < ranges.size() && ranges[i].first <= hi + 1 && hi != UINT32_MAX; i++) {
+                hi = std::max(hi, ranges[i].second);
+            }
+            auto begin = std::lower_bound(from, table->first.end(), lo);
+            auto end = std::upper_bound(begin, table->first.end(), hi);
+            for (auto it = begin; it != end; ++it) {
                 pass[table->by_first[it - table->first.begin()]] = 1;
             }
+            from = end;
         }
         for (llama_token id : table->partial) {
             pass[id] = 1;
