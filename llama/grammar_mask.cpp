@@ -30,6 +30,7 @@
 
 #include "llama-grammar.h"
 #include "llama-vocab.h"
+#include "unicode.h"
 
 namespace {
 
@@ -287,37 +288,6 @@ void loop_grammar_forget(const struct llama_vocab *vocab) {
 
 namespace {
 
-// put_utf8 writes code point cp to out as UTF-8 and returns its length, 0
-// for a value that is not a code point.
-int put_utf8(uint32_t cp, char *out) {
-    if (cp < 0x80) {
-        out[0] = (char) cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char) (0xC0 | (cp >> 6));
-        out[1] = (char) (0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        if (cp >= 0xD800 && cp <= 0xDFFF) {
-            return 0;
-        }
-        out[0] = (char) (0xE0 | (cp >> 12));
-        out[1] = (char) (0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char) (0x80 | (cp & 0x3F));
-        return 3;
-    }
-    if (cp < 0x110000) {
-        out[0] = (char) (0xF0 | (cp >> 18));
-        out[1] = (char) (0x80 | ((cp >> 12) & 0x3F));
-        out[2] = (char) (0x80 | ((cp >> 6) & 0x3F));
-        out[3] = (char) (0x80 | (cp & 0x3F));
-        return 4;
-    }
-    return 0;
-}
-
 // forced_char returns the character that every parse stack of g must
 // match next, or 0: where a stack may end, or one's top is not a single
 // character (a class, a range, ".", a negation, a token).
@@ -355,14 +325,13 @@ int32_t grammar_forced(struct llama_sampler *s, char *buf, int32_t max) {
         ~restore() { g->stacks = std::move(saved); }
     } r{g, g->stacks};
     int32_t n = 0;
-    for (uint32_t chr = forced_char(*g); chr != 0; chr = forced_char(*g)) {
-        char utf8[4];
-        const int len = put_utf8(chr, utf8);
-        if (len == 0 || n + len > max) {
+    for (uint32_t chr = forced_char(*g); chr != 0 && chr <= 0x10FFFF; chr = forced_char(*g)) {
+        const std::string utf8 = unicode_cpt_to_utf8(chr);
+        if (n + (int32_t) utf8.size() > max) {
             break;
         }
-        std::memcpy(buf + n, utf8, len);
-        n += len;
+        std::memcpy(buf + n, utf8.data(), utf8.size());
+        n += (int32_t) utf8.size();
         llama_grammar_accept(g, chr);
     }
     return n;

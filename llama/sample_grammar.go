@@ -1,7 +1,6 @@
 package llama
 
 /*
-#include <stdlib.h>
 #include "bridge.h"
 */
 import "C"
@@ -89,14 +88,13 @@ func (s *Sampler) Forced(max int) (string, error) {
 	if !s.grammar || max <= 0 || (s.lazy != nil && !s.lazy.awake) {
 		return "", nil
 	}
-	buf := (*C.char)(C.malloc(C.size_t(max)))
-	defer C.free(unsafe.Pointer(buf))
+	buf := make([]byte, max) // holds no Go pointer: C may write it during the call
 	var errbuf [256]C.char
-	n := C.loop_grammar_forced(s.s, buf, C.int32_t(max), &errbuf[0], C.size_t(len(errbuf)))
+	n := C.loop_grammar_forced(s.s, (*C.char)(unsafe.Pointer(&buf[0])), C.int32_t(max), &errbuf[0], C.size_t(len(errbuf)))
 	if n < 0 {
 		return "", newError(op, s.name, errors.New(C.GoString(&errbuf[0])))
 	}
-	return C.GoStringN(buf, C.int(n)), nil
+	return string(buf[:n]), nil
 }
 
 // SampleGrammar samples from output idx of c's last decode with the chain s
