@@ -86,7 +86,7 @@ $(MODEL_FILES) &: $(QWEN_DIR)/models/tokenizer.json scripts/genmodels/*.go | lin
 # its manifest from nothing (hours on 2 cores, checkpointed after each
 # epoch; run again, it goes on where it stopped). `make demo` never trains.
 trained: build testdata
-	$(NATIVE_ENV) scripts/train-demo.sh
+	$(NATIVE_ENV) QWEN_DIR=$(QWEN_DIR) LOOP_CHAT_TEMPLATES=$(CHAT_TEMPLATES) scripts/train-demo.sh
 
 # The project's main job in one command: the demo model the repository
 # ships (demo/, trained by `make trained`) fixes a held-out bug through the

@@ -16,18 +16,23 @@ set -euo pipefail
 DEMO=demo
 CKPT=${CKPT:-.cache/demo-checkpoint}
 WORK=${WORK:-.cache/demo-work}
-BASE=testdata/models/train-qwen2-qwen25vocab8k-f32.gguf # make testdata: 2 layers, 128 wide, random weights
+BASE=$WORK/base.gguf # the demo shape of scripts/genmodels: 4 layers, 256 wide, random weights
 
 # The recipe. Why these numbers: demo/manifest.json's "why".
-N_CHATS=1000       # training chats, the ten families in turn
-N_TASKS=40         # held-out tasks, half of them in held-out workspace shapes
-GEN_SEED=1         # the generator's seed: chat i is task seed 1<<32 | i
+BASE_SEED=7        # the base's random weights
+N_CHATS=1000       # training chats per generator seed, the ten families in turn
+GEN_SEEDS="1 2"    # the generator's seeds: chat i of seed s is task seed s<<32 | i
+N_COPY=500         # copy drills (gentrain --families copyfix): one 10-40-line edit each
+COPY_SEED=3
+N_TASKS=40         # held-out tasks (of the first seed), half of them in held-out workspace shapes
 RETRY=0.3          # share of the chats that open with a broken call the loop sends back
-EPOCHS=16
-CTX=2560           # the longest chat is 2,408 tokens of the pruned vocabulary
-LR=3e-3            # the peak of the cosine schedule
+EPOCHS=6
+CTX=2560           # the longest chat is about 2,500 tokens of the pruned vocabulary
+LR=2e-3            # the peak of the cosine schedule
 PREFIX_EVERY=4     # steps the system prompt's keys and values serve
-TRAIN_SEED=1
+TRAIN_SEED=5
+QWEN_DIR=${QWEN_DIR:-.cache/npm/tokenizer-qwen3-3.7.2} # the tokenizer (make deps)
+LOOP_CHAT_TEMPLATES=${LOOP_CHAT_TEMPLATES:-../shared/chat-templates}
 THREADS=2          # the losses' last bits depend on the threads; keep them to reproduce
 EVAL_SEEDS=3
 
@@ -35,11 +40,32 @@ mkdir -p "$WORK" "$DEMO"
 t0=$SECONDS
 stage() { echo "== $1 ($((SECONDS - t0)) s so far)"; }
 
-stage "$N_CHATS training chats and $N_TASKS held-out tasks (real loop runs with scripted replies)"
+stage "the base: random weights in the demo shape"
+go run ./scripts/genmodels --output "$BASE" --arch qwen2 --vocab qwen25-8k --type f32 --size demo \
+	--pad-vocab 8320 --seed "$BASE_SEED" --qwen "$QWEN_DIR/models" \
+	--template "$LOOP_CHAT_TEMPLATES/Qwen-Qwen2.5-7B-Instruct.jinja"
+
+stage "training chats (seeds $GEN_SEEDS, $N_CHATS each; $N_COPY copy drills) and $N_TASKS held-out tasks (real loop runs with scripted replies)"
 s=$SECONDS
-rm -rf "$WORK/suite"
-go run ./scripts/gentrain --out "$WORK/train.jsonl" --n "$N_CHATS" --seed "$GEN_SEED" --retry-share "$RETRY" \
-	--tasks "$WORK/suite" --n-tasks "$N_TASKS"
+# A finished file is kept: a stopped recipe goes on without writing it again.
+# The first seed also writes the held-out tasks.
+tasks=(--tasks "$WORK/suite.tmp" --n-tasks "$N_TASKS")
+for seed in $GEN_SEEDS; do
+	out=$WORK/train-$seed.jsonl
+	if [[ ! -f $out ]]; then
+		rm -rf "$WORK/suite.tmp"
+		go run ./scripts/gentrain --out "$out.tmp" --n "$N_CHATS" --seed "$seed" --retry-share "$RETRY" "${tasks[@]}"
+		if ((${#tasks[@]})); then rm -rf "$WORK/suite" && mv "$WORK/suite.tmp" "$WORK/suite"; fi
+		mv "$out.tmp" "$out"
+	fi
+	tasks=()
+done
+if [[ ! -f $WORK/copy.jsonl ]]; then
+	go run ./scripts/gentrain --families copyfix --out "$WORK/copy.jsonl.tmp" --n "$N_COPY" --seed "$COPY_SEED" \
+		--retry-share "$RETRY"
+	mv "$WORK/copy.jsonl.tmp" "$WORK/copy.jsonl"
+fi
+cat "$WORK"/train-*.jsonl "$WORK/copy.jsonl" >"$WORK/train.jsonl"
 gen_s=$((SECONDS - s))
 
 stage "training for $EPOCHS epochs on $THREADS threads (checkpoints in $CKPT)"

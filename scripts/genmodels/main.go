@@ -41,6 +41,11 @@ var shapes = map[string]shape{
 	// model runs `loop run -c 4096` (an agent chat with the six tools is
 	// 1,100 to 1,700 tokens of its pruned vocabulary).
 	"train": {embd: 128, layers: 2, heads: 4, kvHeads: 2, ff: 384, ctx: 4096},
+	// demo is the demo model's base (scripts/train-demo.sh): the train
+	// shape's vocabulary and context with a transformer eight times as
+	// large (3.1M parameters in the layers, 7.4M in all, 30 MB in F32),
+	// large enough to copy a function it has just read.
+	"demo": {embd: 256, layers: 4, heads: 4, kvHeads: 2, ff: 768, ctx: 4096},
 }
 
 // trainMerges is how many BPE merges the qwen25-8k vocabulary keeps.
@@ -52,7 +57,7 @@ type spec struct {
 	arch     string // qwen2 or llama
 	vocab    string // qwen15, qwen3, qwen25-8k or llama3
 	typ      string // f32, f16 or q8_0
-	size     string // tiny, bench or train
+	size     string // tiny, bench, bench1.5b, train or demo
 	template string // chat template file name in -templates; "" = the tokenizer's own
 	padVocab int    // pad the vocabulary to this many tokens (0 = no padding)
 	tied     bool   // no output.weight: the output reuses token_embd
@@ -100,7 +105,7 @@ func main() {
 	fs.StringVar(&o.one.arch, "arch", "qwen2", "architecture: qwen2 or llama")
 	fs.StringVar(&o.one.vocab, "vocab", "qwen15", "vocabulary: qwen15, qwen3, qwen25-8k or llama3")
 	fs.StringVar(&o.one.typ, "type", "f32", "weight type: f32, f16 or q8_0")
-	fs.StringVar(&o.one.size, "size", "tiny", "shape: tiny, bench, bench1.5b or train")
+	fs.StringVar(&o.one.size, "size", "tiny", "shape: tiny, bench, bench1.5b, train or demo")
 	fs.StringVar(&o.templateFile, "template", "", "chat template file (default: the tokenizer's own)")
 	fs.IntVar(&o.one.padVocab, "pad-vocab", 0, "pad the vocabulary to this many tokens")
 	fs.BoolVar(&o.one.tied, "tied", false, "tie the output matrix to the token embeddings")
@@ -154,7 +159,7 @@ func write(o options, s spec, path, templateFile string) error {
 	}
 	sh, ok := shapes[s.size]
 	if !ok {
-		return fmt.Errorf("unknown size %q (want tiny, bench or train)", s.size)
+		return fmt.Errorf("unknown size %q (want tiny, bench, bench1.5b, train or demo)", s.size)
 	}
 	kv, tensors, err := model(s, sh, v)
 	if err != nil {
