@@ -26,10 +26,11 @@ N_COPY=500         # copy drills (gentrain --families copyfix): one 10-40-line e
 COPY_SEED=3
 N_TASKS=40         # held-out tasks (of the first seed), half of them in held-out workspace shapes
 RETRY=0.3          # share of the chats that open with a broken call the loop sends back
-EPOCHS=6
+EPOCHS=8
 CTX=2560           # the longest chat is about 2,500 tokens of the pruned vocabulary
 LR=2e-3            # the peak of the cosine schedule
 PREFIX_EVERY=4     # steps the system prompt's keys and values serve
+PREFIX_SHARE=0.1   # each tool set's system prompt and schemas run forward only (a question gets fewer tools)
 TRAIN_SEED=5
 QWEN_DIR=${QWEN_DIR:-.cache/npm/tokenizer-qwen3-3.7.2} # the tokenizer (make deps)
 LOOP_CHAT_TEMPLATES=${LOOP_CHAT_TEMPLATES:-../shared/chat-templates}
@@ -76,7 +77,8 @@ if [[ -f $CKPT/manifest.json ]]; then
 	resume=(--resume "$CKPT")
 fi
 bin/loop train -m "$BASE" --data "$WORK/train.jsonl" -o "$DEMO/model.gguf" --epochs "$EPOCHS" --ctx "$CTX" \
-	--lr "$LR" --seed "$TRAIN_SEED" -t "$THREADS" --prefix-every "$PREFIX_EVERY" --checkpoint "$CKPT" "${resume[@]}"
+	--lr "$LR" --seed "$TRAIN_SEED" -t "$THREADS" --prefix-every "$PREFIX_EVERY" \
+	--prefix-share "$PREFIX_SHARE" --checkpoint "$CKPT" "${resume[@]}"
 train_s=$((SECONDS - s))
 rm -rf "$DEMO/suite"
 cp -r "$WORK/suite" "$DEMO/suite"

@@ -317,7 +317,7 @@ func (p *Plan) matches(tr *llama.Trainer, m Manifest) error {
 		return &described{fmt.Sprintf("made from other chats (data_sha256 %.12s, these %.12s)", m.Data, p.data), ErrCheckpoint}
 	}
 	a, b := m.Report, p.Report
-	if a.Chats != b.Chats || a.HeldOut != b.HeldOut || a.Tokens != b.Tokens || a.Trained != b.Trained || a.Prefix != b.Prefix {
+	if a.Chats != b.Chats || a.HeldOut != b.HeldOut || a.Tokens != b.Tokens || a.Trained != b.Trained || a.Prefix != b.Prefix || a.Forward != b.Forward {
 		return &described{fmt.Sprintf("the chats rendered to %d tokens there, %d here: another template or vocabulary", a.Tokens, b.Tokens), ErrCheckpoint}
 	}
 	base, err := p.baseFile(tr)

@@ -63,6 +63,15 @@ type Config struct {
 	// keys and values up to PrefixEvery-1 steps old. 0 or 1 means every
 	// step, which is exact.
 	PrefixEvery int `json:"prefix_every"`
+	// PrefixShare, when above 0, widens each window's forward-only prefix
+	// from the tokens every chat shares to the longest start of its own
+	// chat, before any target, that at least this share of the windows
+	// begin with. Chats whose system prompt or tool list comes in a few
+	// variants (an agent offers a question fewer tools than a task) then
+	// run their whole variant forward only; a window whose prefix is not
+	// the last window's computes its own (TrainParams.PrefixEvery reuses
+	// only the last one). 0 means the prefix every chat shares; at most 1.
+	PrefixShare float64 `json:"prefix_share,omitempty"`
 	// Threads is the number of CPU threads the Trainer uses. 0 means
 	// llama.DefaultThreads.
 	Threads int `json:"threads"`
@@ -128,6 +137,8 @@ func (c Config) check() error {
 		msg = fmt.Sprintf("Schedule %q: want %q or %q", c.Schedule, ScheduleCosine, ScheduleConstant)
 	case !(c.HeldOut >= 0 && c.HeldOut < 1):
 		msg = fmt.Sprintf("HeldOut %v: want a fraction in [0, 1)", c.HeldOut)
+	case !(c.PrefixShare >= 0 && c.PrefixShare <= 1):
+		msg = fmt.Sprintf("PrefixShare %v: want a fraction in [0, 1]", c.PrefixShare)
 	case c.PrefixEvery < 0:
 		msg = fmt.Sprintf("PrefixEvery %d: want 0 (1) or more", c.PrefixEvery)
 	case c.Threads < 0 || c.Threads > llama.MaxThreads:

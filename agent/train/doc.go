@@ -48,7 +48,10 @@
 // keys and values (llama.Window.Prefix); without a backward pass through
 // them an epoch is much cheaper. Config.NoSharedPrefix trains through
 // them too; Config.PrefixEvery reuses their keys and values for several
-// steps.
+// steps. Chats often come in a few variants of that start (an agent offers
+// a question fewer tools than a task), so the tokens all chats share stop
+// at the first tool that differs; Config.PrefixShare widens each window's
+// prefix to the start that a share of the chats have, its whole variant.
 //
 // Checkpoints. A long run sets Config.Checkpoint to a folder: after each
 // epoch Run writes the weights, AdamW's state and a manifest (the recipe,

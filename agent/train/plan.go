@@ -60,6 +60,12 @@ func Prepare(m *llama.Model, chats []Chat, cfg Config) (*Plan, error) {
 				ws[i].Prefix = p.Report.Prefix
 			}
 		}
+		if cfg.PrefixShare > 0 && p.Report.Prefix > 0 {
+			all := append(slices.Clone(p.Train), p.Eval...)
+			p.Report.Forward = widenPrefixes(all, cfg.PrefixShare)
+			copy(p.Train, all)
+			copy(p.Eval, all[len(p.Train):])
+		}
 	}
 	for _, d := range docs {
 		p.Report.Tokens += len(d.tokens)
@@ -133,6 +139,60 @@ func sharedPrefix(docs []doc) int {
 		}
 	}
 	return max(p, 0) / 16 * 16
+}
+
+// widenPrefixes sets each window's prefix to the longest start of it,
+// before its first target, that at least share of the windows begin with,
+// rounded down to a multiple of 16 as sharedPrefix rounds, but never
+// shorter than the prefix it has (the one every chat shares). It returns
+// the prefixes' sum. The windows that share a start are neighbours once
+// sorted, so a window's longest start shared by m windows is the best,
+// over the runs of m sorted windows that hold it, of the shortest common
+// start of two neighbours in the run.
+func widenPrefixes(ws []llama.Window, share float64) int {
+	n := len(ws)
+	if n == 0 {
+		return 0
+	}
+	m := min(n, max(1, int(math.Ceil(share*float64(n)))))
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return slices.Compare(ws[a].Tokens, ws[b].Tokens) })
+	// common[k]: how many tokens sorted windows k and k+1 start with alike.
+	common := make([]int, n-1)
+	for k := range common {
+		a, b := ws[idx[k]].Tokens, ws[idx[k+1]].Tokens
+		j := 0
+		for j < min(len(a), len(b)) && a[j] == b[j] {
+			j++
+		}
+		common[k] = j
+	}
+	// run[j]: the start that sorted windows j..j+m-1 all share.
+	run := make([]int, n-m+1)
+	for j := range run {
+		run[j] = math.MaxInt
+		for k := j; k < j+m-1; k++ {
+			run[j] = min(run[j], common[k])
+		}
+	}
+	sum := 0
+	for pos, i := range idx {
+		w := &ws[i]
+		best := 0
+		for j := max(0, pos-m+1); j <= min(pos, n-m); j++ {
+			best = max(best, run[j])
+		}
+		best = min(best, len(w.Tokens)-2) // a window needs a position after its prefix
+		if first := slices.Index(w.Targets, true); first >= 0 {
+			best = min(best, first-1) // position first-1 predicts the first target
+		}
+		w.Prefix = max(w.Prefix, best/16*16)
+		sum += w.Prefix
+	}
+	return sum
 }
 
 // order shuffles the windows of epoch e (from 1) and returns them: the

@@ -14,7 +14,8 @@ type Report struct {
 	Tokens  int     `json:"tokens"`                     // tokens of all the chats
 	Trained int     `json:"trained_tokens"`             // tokens trained: the assistant's, or all with TrainAll
 	Window  int     `json:"window"`                     // Config.Window
-	Prefix  int     `json:"shared_prefix"`              // tokens each window runs forward only; 0: none
+	Prefix  int     `json:"shared_prefix"`              // tokens every window runs forward only; 0: none
+	Forward int     `json:"prefix_tokens,omitempty"`    // tokens the windows run forward only, all together (Config.PrefixShare)
 	Before  float64 `json:"eval_loss_before,omitempty"` // the held-out loss before training
 	Epochs  []Epoch `json:"epochs"`                     // the epochs finished
 }

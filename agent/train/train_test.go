@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -287,6 +288,63 @@ func TestSharedPrefix(t *testing.T) {
 				t.Errorf("sharedPrefix = %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestWidenPrefixes checks each window's prefix under Config.PrefixShare:
+// the longest start, before its first target, that the share of the
+// windows begin with, rounded down to 16, and never below the prefix
+// every window shares.
+func TestWidenPrefixes(t *testing.T) {
+	seq := func(n int, tail ...llama.Token) []llama.Token {
+		s := make([]llama.Token, n)
+		for i := range s {
+			s[i] = llama.Token(i + 1)
+		}
+		return append(s, tail...)
+	}
+	with := func(head []llama.Token, n int, first int) llama.Window {
+		toks := append(slices.Clone(head), seq(n)...)
+		tg := make([]bool, len(toks))
+		for i := first; i < len(toks); i++ {
+			tg[i] = true
+		}
+		return llama.Window{Tokens: toks, Targets: tg, Prefix: 16}
+	}
+	// Two variants after a shared start of 20: six windows of A (a start
+	// of 70 in all), three of B (50); one window of A has a target at 40.
+	a := append(seq(20), slices.Repeat([]llama.Token{500}, 50)...)
+	b := append(seq(20), slices.Repeat([]llama.Token{600}, 30)...)
+	var ws []llama.Window
+	for i := range 5 {
+		ws = append(ws, with(append(slices.Clone(a), llama.Token(1000+i)), 30, 75))
+	}
+	ws = append(ws, with(append(slices.Clone(a), 2000), 30, 40))
+	for i := range 3 {
+		ws = append(ws, with(append(slices.Clone(b), llama.Token(3000+i)), 30, 55))
+	}
+	want := []int{64, 64, 64, 64, 64, 32, 48, 48, 48}
+	tests := []struct {
+		share float64
+		want  []int
+	}{
+		{0.3, want},
+		// 4 of 9: B's three windows are too few, so they keep the 16.
+		{0.4, []int{64, 64, 64, 64, 64, 32, 16, 16, 16}},
+		// Every window: the start all share, 20, rounded down to 16.
+		{1, []int{16, 16, 16, 16, 16, 16, 16, 16, 16}},
+	}
+	for _, tt := range tests {
+		w := slices.Clone(ws)
+		sum := widenPrefixes(w, tt.share)
+		got, total := make([]int, len(w)), 0
+		for i := range w {
+			got[i] = w[i].Prefix
+			total += w[i].Prefix
+		}
+		if !slices.Equal(got, tt.want) || sum != total {
+			t.Errorf("widenPrefixes(share %v) = %v (sum %d), want %v (sum %d)", tt.share, got, sum, tt.want, total)
+		}
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 
 // `loop train` finetunes every weight of a qwen2 model on chats:
 //
-//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F] [--train-all] [--shared-prefix=false] [--prefix-every N] [--checkpoint DIR] [--resume DIR]
+//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F] [--train-all] [--shared-prefix=false] [--prefix-every N] [--prefix-share F] [--checkpoint DIR] [--resume DIR]
 //
 // Each line of the data is one chat in the OpenAI form,
 // {"messages": [...], "tools": [...]}. The work is agent/train's (its doc
@@ -48,6 +48,9 @@ type trainFlags struct {
 	prefix   bool
 	// prefixEvery is how many steps the prefix's keys and values serve.
 	prefixEvery int
+	// prefixShare widens each chat's prefix to a start this share of the
+	// chats have (train.Config.PrefixShare).
+	prefixShare float64
 	checkpoint  string // the folder to checkpoint into after each epoch
 	resume      string // the checkpoint folder to go on from
 }
@@ -78,6 +81,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&f.pretrain, "pretrain-epochs", 0, "the first N epochs train on every token of the chats after the shared prefix (the task, code, results), the rest on the assistant's; the held-out loss stays the assistant's")
 	fs.StringVar(&f.schedule, "lr-schedule", "cosine", "cosine: warm up over the first 5% of the steps, then decay to a tenth of --lr by the last; constant: --lr throughout")
 	fs.BoolVar(&f.prefix, "shared-prefix", true, "run the tokens every chat starts with (system prompt, tool schemas: no target) forward only, once per window: faster; no gradient flows back through their keys and values")
+	fs.Float64Var(&f.prefixShare, "prefix-share", 0, "with --shared-prefix, run forward only the longest start of each chat (before its first target) that at least this share of the chats begin with, such as the system prompt and tools of each tool set; 0: only what every chat begins with")
 	fs.IntVar(&f.prefixEvery, "prefix-every", 1, "with --shared-prefix, compute the prefix's keys and values once per N optimizer steps and reuse them in between (up to N-1 steps old); 1: every step, exact")
 	fs.BoolVar(&f.fill, "fill", false, "fill every window to --ctx with the start of the next chat, as llama.cpp's datasets do (default: whole chats only)")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "after each epoch, write the weights, AdamW's state and a manifest (recipe, data hash, losses) into `DIR`, in place of the epoch before; a folder that holds another run's checkpoint is refused")
@@ -134,6 +138,8 @@ func (f *trainFlags) check() error {
 		return usagef("--lr-schedule %q: want cosine or constant", f.schedule)
 	case f.pretrain < 0 || f.pretrain > f.epochs:
 		return usagef("--pretrain-epochs %d: want 0 to --epochs (%d)", f.pretrain, f.epochs)
+	case !(f.prefixShare >= 0 && f.prefixShare <= 1):
+		return usagef("--prefix-share %v: want a fraction in [0, 1]", f.prefixShare)
 	case f.prefixEvery < 1:
 		return usagef("--prefix-every %d: want 1 or more", f.prefixEvery)
 	case f.ctxSize < 16:
@@ -159,7 +165,7 @@ func (f *trainFlags) config() train.Config {
 		Window: f.ctxSize, Epochs: f.epochs, PretrainEpochs: f.pretrain,
 		LearningRate: f.lr, Schedule: train.Schedule(f.schedule), Seed: f.seed,
 		HeldOut: f.val, TrainAll: f.trainAll, Fill: f.fill,
-		NoSharedPrefix: !f.prefix, PrefixEvery: f.prefixEvery,
+		NoSharedPrefix: !f.prefix, PrefixEvery: f.prefixEvery, PrefixShare: f.prefixShare,
 		Threads: max(f.threads, 0), Checkpoint: cmp.Or(f.checkpoint, f.resume),
 	}
 }
@@ -188,6 +194,9 @@ func (f *trainFlags) train(ctx context.Context, tr *llama.Trainer, plan *train.P
 			r.Chats, r.Tokens, r.Trained, r.HeldOut, len(plan.Train), len(plan.Eval), of, f.ctxSize)
 		if r.Prefix > 0 {
 			fmt.Fprintf(stdout, "the first %d tokens of every chat are the same and train nothing: they run forward only (--shared-prefix)\n", r.Prefix)
+		}
+		if r.Forward > 0 {
+			fmt.Fprintf(stdout, "with the starts that %g of the chats share: %d tokens of the windows run forward only (--prefix-share)\n", f.prefixShare, r.Forward)
 		}
 		if out.ResumedFrom != "" {
 			fmt.Fprintf(stdout, "resumed from %s at epoch %d\n", out.ResumedFrom, out.ResumedAt)
