@@ -180,6 +180,29 @@ func TestPrepare(t *testing.T) {
 			}
 		})
 	}
+	// PrefixShare: a fifth of the five chats is one, so each window runs
+	// forward only its own chat's start up to its first target, rounded
+	// down to 16: beyond the 240 tokens they all share where its first
+	// target allows.
+	p, err := Prepare(m, chats[:5], Config{HeldOut: 0.2, PrefixShare: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, wider := 0, 0
+	for _, w := range append(slices.Clone(p.Train), p.Eval...) {
+		first := slices.Index(w.Targets, true)
+		if w.Prefix < p.Report.Prefix || w.Prefix >= first || w.Prefix%16 != 0 {
+			t.Errorf("PrefixShare 0.2: a window with prefix %d (shared %d, first target %d)", w.Prefix, p.Report.Prefix, first)
+		}
+		if w.Prefix > p.Report.Prefix {
+			wider++
+		}
+		sum += w.Prefix
+	}
+	if p.Report.Prefix != 240 || sum != p.Report.Forward || wider == 0 {
+		t.Errorf("PrefixShare 0.2: shared %d, forward %d (windows' sum %d), %d of %d windows wider; want 240, the sum, some",
+			p.Report.Prefix, p.Report.Forward, sum, wider, len(p.Train)+len(p.Eval))
+	}
 	long := Chat{Messages: json.RawMessage(`[{"role": "user", "content": "` + strings.Repeat("word ", 700) + `"}]`), Path: "long.jsonl", Line: 3}
 	_, err = Prepare(m, append(chats[:1:1], long), Config{Window: 512})
 	if !errors.Is(err, ErrChatTooLong) || !strings.HasPrefix(err.Error(), "long.jsonl:3: the chat is ") || !strings.HasSuffix(err.Error(), "more than a window of 512") {
