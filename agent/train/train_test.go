@@ -269,16 +269,18 @@ func TestRate(t *testing.T) {
 	}
 }
 
+// seqTokens returns the tokens 1..n, then tail.
+func seqTokens(n int, tail ...llama.Token) []llama.Token {
+	s := make([]llama.Token, n)
+	for i := range s {
+		s[i] = llama.Token(i + 1)
+	}
+	return append(s, tail...)
+}
+
 // TestSharedPrefix checks the prefix every window runs forward only: the
 // tokens all docs share, before any target, rounded down to 16.
 func TestSharedPrefix(t *testing.T) {
-	seq := func(n int, tail ...llama.Token) []llama.Token {
-		s := make([]llama.Token, n)
-		for i := range s {
-			s[i] = llama.Token(i + 1)
-		}
-		return append(s, tail...)
-	}
 	targetsFrom := func(n, from int) []bool {
 		b := make([]bool, n)
 		for i := from; i < n; i++ {
@@ -292,18 +294,18 @@ func TestSharedPrefix(t *testing.T) {
 		want int
 	}{
 		{"shared 40, targets later", []doc{
-			{tokens: seq(40, 7, 8, 9, 10), targets: targetsFrom(44, 42)},
-			{tokens: seq(40, 9, 9, 9, 9), targets: targetsFrom(44, 43)}}, 32},
+			{tokens: seqTokens(40, 7, 8, 9, 10), targets: targetsFrom(44, 42)},
+			{tokens: seqTokens(40, 9, 9, 9, 9), targets: targetsFrom(44, 43)}}, 32},
 		{"a target at 20 stops it at 19", []doc{
-			{tokens: seq(40, 7, 8), targets: targetsFrom(42, 20)},
-			{tokens: seq(40, 9, 9), targets: targetsFrom(42, 41)}}, 16},
+			{tokens: seqTokens(40, 7, 8), targets: targetsFrom(42, 20)},
+			{tokens: seqTokens(40, 9, 9), targets: targetsFrom(42, 41)}}, 16},
 		{"different from the first token", []doc{
-			{tokens: seq(40), targets: targetsFrom(40, 39)},
-			{tokens: append([]llama.Token{99}, seq(39)...), targets: targetsFrom(40, 39)}}, 0},
+			{tokens: seqTokens(40), targets: targetsFrom(40, 39)},
+			{tokens: append([]llama.Token{99}, seqTokens(39)...), targets: targetsFrom(40, 39)}}, 0},
 		{"a doc trained whole", []doc{
-			{tokens: seq(40), targets: targetsFrom(40, 39)},
-			{tokens: seq(40)}}, 0},
-		{"one doc: up to its first target", []doc{{tokens: seq(100), targets: targetsFrom(100, 50)}}, 48},
+			{tokens: seqTokens(40), targets: targetsFrom(40, 39)},
+			{tokens: seqTokens(40)}}, 0},
+		{"one doc: up to its first target", []doc{{tokens: seqTokens(100), targets: targetsFrom(100, 50)}}, 48},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -319,15 +321,8 @@ func TestSharedPrefix(t *testing.T) {
 // windows begin with, rounded down to 16, and never below the prefix
 // every window shares.
 func TestWidenPrefixes(t *testing.T) {
-	seq := func(n int, tail ...llama.Token) []llama.Token {
-		s := make([]llama.Token, n)
-		for i := range s {
-			s[i] = llama.Token(i + 1)
-		}
-		return append(s, tail...)
-	}
 	with := func(head []llama.Token, n int, first int) llama.Window {
-		toks := append(slices.Clone(head), seq(n)...)
+		toks := append(slices.Clone(head), seqTokens(n)...)
 		tg := make([]bool, len(toks))
 		for i := first; i < len(toks); i++ {
 			tg[i] = true
@@ -336,8 +331,8 @@ func TestWidenPrefixes(t *testing.T) {
 	}
 	// Two variants after a shared start of 20: six windows of A (a start
 	// of 70 in all), three of B (50); one window of A has a target at 40.
-	a := append(seq(20), slices.Repeat([]llama.Token{500}, 50)...)
-	b := append(seq(20), slices.Repeat([]llama.Token{600}, 30)...)
+	a := append(seqTokens(20), slices.Repeat([]llama.Token{500}, 50)...)
+	b := append(seqTokens(20), slices.Repeat([]llama.Token{600}, 30)...)
 	var ws []llama.Window
 	for i := range 5 {
 		ws = append(ws, with(append(slices.Clone(a), llama.Token(1000+i)), 30, 75))

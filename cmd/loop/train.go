@@ -181,26 +181,32 @@ func (f *trainFlags) hint(err error) error {
 	return err
 }
 
+// printPlan prints the plan's counts, its forward-only prefixes, and where
+// it resumed from.
+func (f *trainFlags) printPlan(stdout io.Writer, plan *train.Plan, out trainReport) {
+	of := "whole chats, at most"
+	if f.fill {
+		of = "full"
+	}
+	r := plan.Report
+	fmt.Fprintf(stdout, "%d chats (%d tokens, %d trained), %d held out; %d training and %d held-out windows (%s %d tokens)\n",
+		r.Chats, r.Tokens, r.Trained, r.HeldOut, len(plan.Train), len(plan.Eval), of, f.ctxSize)
+	if r.Prefix > 0 {
+		fmt.Fprintf(stdout, "the first %d tokens of every chat are the same and train nothing: they run forward only (--shared-prefix)\n", r.Prefix)
+	}
+	if r.Forward > 0 {
+		fmt.Fprintf(stdout, "with the starts that %g of the chats share: %d tokens of the windows run forward only (--prefix-share)\n", f.prefixShare, r.Forward)
+	}
+	if out.ResumedFrom != "" {
+		fmt.Fprintf(stdout, "resumed from %s at epoch %d\n", out.ResumedFrom, out.ResumedAt)
+	}
+}
+
 // train runs the plan, printing its counts and each epoch, then saves.
 // out holds where the plan resumed from, if it did.
 func (f *trainFlags) train(ctx context.Context, tr *llama.Trainer, plan *train.Plan, out trainReport, stdout, stderr io.Writer) error {
 	if !f.jsonOut {
-		of := "whole chats, at most"
-		if f.fill {
-			of = "full"
-		}
-		r := plan.Report
-		fmt.Fprintf(stdout, "%d chats (%d tokens, %d trained), %d held out; %d training and %d held-out windows (%s %d tokens)\n",
-			r.Chats, r.Tokens, r.Trained, r.HeldOut, len(plan.Train), len(plan.Eval), of, f.ctxSize)
-		if r.Prefix > 0 {
-			fmt.Fprintf(stdout, "the first %d tokens of every chat are the same and train nothing: they run forward only (--shared-prefix)\n", r.Prefix)
-		}
-		if r.Forward > 0 {
-			fmt.Fprintf(stdout, "with the starts that %g of the chats share: %d tokens of the windows run forward only (--prefix-share)\n", f.prefixShare, r.Forward)
-		}
-		if out.ResumedFrom != "" {
-			fmt.Fprintf(stdout, "resumed from %s at epoch %d\n", out.ResumedFrom, out.ResumedAt)
-		}
+		f.printPlan(stdout, plan, out)
 	}
 	var bar *progressBar
 	epoch := 0 // the epoch running, from 1; 0 before the first
