@@ -60,7 +60,7 @@ func Prepare(m *llama.Model, chats []Chat, cfg Config) (*Plan, error) {
 				ws[i].Prefix = p.Report.Prefix
 			}
 		}
-		if cfg.PrefixShare > 0 && p.Report.Prefix > 0 {
+		if cfg.PrefixShare > 0 && !cfg.TrainAll { // TrainAll leaves no token untrained
 			all := append(slices.Clone(p.Train), p.Eval...)
 			p.Report.Forward = widenPrefixes(all, cfg.PrefixShare)
 			copy(p.Train, all)
