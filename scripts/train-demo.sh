@@ -2,9 +2,13 @@
 # The recipe of the demo model (make trained): rebuilds demo/model.gguf,
 # the held-out suite demo/suite and demo/manifest.json from nothing, with
 # fixed seeds. `make demo` never runs this: it uses the files the
-# repository holds. Training takes hours on 2 cores; it is checkpointed
-# after each epoch in $CKPT, and a run started again with the same inputs
-# goes on from the last epoch done (loop train --resume), bit for bit.
+# repository holds. Training takes hours on 2 cores, in two stages: the
+# first on chats with gentrain's small name pools, the second, from the
+# first's weights, on chats whose names are two words of about 150
+# (gentrain --names wide), which a model gets right only by copying them
+# from what it read. Each stage is checkpointed after each epoch ($CKPT,
+# $CKPT2), and a run started again with the same inputs goes on from the
+# last epoch done (loop train --resume), bit for bit.
 #
 #   scripts/train-demo.sh     # from the repository root, after make build testdata
 #
@@ -15,8 +19,10 @@ set -euo pipefail
 
 DEMO=demo
 CKPT=${CKPT:-.cache/demo-checkpoint}
+CKPT2=${CKPT2:-.cache/demo-checkpoint-2}
 WORK=${WORK:-.cache/demo-work}
 BASE=$WORK/base.gguf # the demo shape of scripts/genmodels: 4 layers, 256 wide, random weights
+STAGE1=$WORK/stage1.gguf # the first stage's weights, the second's base
 
 # The recipe. Why these numbers: demo/manifest.json's "why".
 BASE_SEED=7        # the base's random weights
@@ -32,6 +38,14 @@ LR=2e-3            # the peak of the cosine schedule
 PREFIX_EVERY=4     # steps the system prompt's keys and values serve
 PREFIX_SHARE=0.1   # each tool set's system prompt and schemas run forward only (a question gets fewer tools)
 TRAIN_SEED=5
+# The second stage: wide names.
+WIDE_SEED=11       # the generator's seed of the wide-name chats
+N_WIDE=1000        # wide-name chats, the ten families in turn
+WIDE_COPY_SEED=12
+N_WIDE_COPY=500    # wide-name copy drills
+EPOCHS2=4
+LR2=1e-3           # the peak of the second cosine schedule: the weights start trained
+TRAIN_SEED2=6
 QWEN_DIR=${QWEN_DIR:-.cache/npm/tokenizer-qwen3-3.7.2} # the tokenizer (make deps)
 LOOP_CHAT_TEMPLATES=${LOOP_CHAT_TEMPLATES:-../shared/chat-templates}
 THREADS=2          # the losses' last bits depend on the threads; keep them to reproduce
@@ -69,17 +83,41 @@ fi
 cat "$WORK"/train-*.jsonl "$WORK/copy.jsonl" >"$WORK/train.jsonl"
 gen_s=$((SECONDS - s))
 
-stage "training for $EPOCHS epochs on $THREADS threads (checkpoints in $CKPT)"
+stage "wide-name chats (seed $WIDE_SEED, $N_WIDE; $N_WIDE_COPY copy drills)"
 s=$SECONDS
-resume=()
-if [[ -f $CKPT/manifest.json ]]; then
-	echo "going on from the checkpoint in $CKPT (remove it to start over)"
-	resume=(--resume "$CKPT")
+if [[ ! -f $WORK/wide.jsonl ]]; then
+	go run ./scripts/gentrain --names wide --out "$WORK/wide.jsonl.tmp" --n "$N_WIDE" --seed "$WIDE_SEED" --retry-share "$RETRY"
+	mv "$WORK/wide.jsonl.tmp" "$WORK/wide.jsonl"
 fi
-bin/loop train -m "$BASE" --data "$WORK/train.jsonl" -o "$DEMO/model.gguf" --epochs "$EPOCHS" --ctx "$CTX" \
-	--lr "$LR" --seed "$TRAIN_SEED" -t "$THREADS" --prefix-every "$PREFIX_EVERY" \
-	--prefix-share "$PREFIX_SHARE" --checkpoint "$CKPT" "${resume[@]}"
+if [[ ! -f $WORK/wide-copy.jsonl ]]; then
+	go run ./scripts/gentrain --names wide --families copyfix --out "$WORK/wide-copy.jsonl.tmp" --n "$N_WIDE_COPY" \
+		--seed "$WIDE_COPY_SEED" --retry-share "$RETRY"
+	mv "$WORK/wide-copy.jsonl.tmp" "$WORK/wide-copy.jsonl"
+fi
+cat "$WORK/wide.jsonl" "$WORK/wide-copy.jsonl" >"$WORK/train-wide.jsonl"
+gen2_s=$((SECONDS - s))
+
+# train BASE DATA OUT EPOCHS LR SEED CKPT: one stage, going on from its
+# checkpoint if there is one.
+train() {
+	local resume=()
+	if [[ -f $7/manifest.json ]]; then
+		echo "going on from the checkpoint in $7 (remove it to start over)"
+		resume=(--resume "$7")
+	fi
+	bin/loop train -m "$1" --data "$2" -o "$3" --epochs "$4" --ctx "$CTX" --lr "$5" --seed "$6" -t "$THREADS" \
+		--prefix-every "$PREFIX_EVERY" --prefix-share "$PREFIX_SHARE" --checkpoint "$7" "${resume[@]}"
+}
+
+stage "training, stage 1: $EPOCHS epochs on $THREADS threads (checkpoints in $CKPT)"
+s=$SECONDS
+train "$BASE" "$WORK/train.jsonl" "$STAGE1" "$EPOCHS" "$LR" "$TRAIN_SEED" "$CKPT"
 train_s=$((SECONDS - s))
+
+stage "training, stage 2 (wide names): $EPOCHS2 epochs from stage 1's weights (checkpoints in $CKPT2)"
+s=$SECONDS
+train "$STAGE1" "$WORK/train-wide.jsonl" "$DEMO/model.gguf" "$EPOCHS2" "$LR2" "$TRAIN_SEED2" "$CKPT2"
+train2_s=$((SECONDS - s))
 rm -rf "$DEMO/suite"
 cp -r "$WORK/suite" "$DEMO/suite"
 
@@ -93,7 +131,7 @@ commit=$(git rev-parse HEAD 2>/dev/null || true)
 if [[ -n $commit && -n $(git status --porcelain -- scripts/gentrain agent/train agent/loop agent/tools llama 2>/dev/null) ]]; then
 	echo "note: the generator's or trainer's sources differ from $commit; the manifest records $commit's trees" >&2
 fi
-go run ./scripts/demomodel write --dir "$DEMO" --checkpoint "$CKPT" --eval "held-out=$WORK/eval.json" \
-	--seconds "gentrain=$gen_s" --seconds "train=$train_s" --seconds "eval=$eval_s" \
-	--why scripts/demo/why.md --commit "$commit"
-echo "the recipe took $((SECONDS - t0)) s: chats ${gen_s} s, training ${train_s} s, eval ${eval_s} s"
+go run ./scripts/demomodel write --dir "$DEMO" --stage "$CKPT" --checkpoint "$CKPT2" --eval "held-out=$WORK/eval.json" \
+	--seconds "gentrain=$gen_s" --seconds "gentrain-wide=$gen2_s" --seconds "train=$train_s" --seconds "train-wide=$train2_s" \
+	--seconds "eval=$eval_s" --why scripts/demo/why.md --commit "$commit"
+echo "the recipe took $((SECONDS - t0)) s: chats ${gen_s} + ${gen2_s} s, training ${train_s} + ${train2_s} s, eval ${eval_s} s"

@@ -2,13 +2,14 @@
 // model file the repository ships in demo/ so that `make demo` runs in
 // minutes without training (make trained rebuilds it):
 //
-//	go run ./scripts/demomodel write --dir demo --checkpoint CKPT --eval NAME=EVAL.json... [--seconds NAME=S...] [--recipe FILE] [--why FILE]
+//	go run ./scripts/demomodel write --dir demo [--stage CKPT...] --checkpoint CKPT --eval NAME=EVAL.json... [--seconds NAME=S...] [--recipe FILE] [--why FILE]
 //	go run ./scripts/demomodel check --dir demo
 //	go run ./scripts/demomodel show --dir demo
 //
 // write reads the final checkpoint's manifest (agent/train.Manifest: the
 // trainer's recipe, the hashes of the base and the chats, the loss of
-// every epoch), the reports of `loop eval --json`, the recipe script and
+// every epoch) and those of the stages before it (--stage, in order: each
+// one's weights are the next one's base), the reports of `loop eval --json`, the recipe script and
 // the note on why the shape and the data are what they are, hashes the
 // model file and the suite, records the git trees of the generator's and
 // the trainer's sources at the recipe's commit, and writes
@@ -68,6 +69,10 @@ type Manifest struct {
 	// recipe, the base model's and the chats' hashes, and the losses
 	// (train and held-out) of every epoch.
 	Training json.RawMessage `json:"training"`
+	// Stages are the checkpoints' manifests of the training stages before
+	// the last, in order, as Training: the weights of each are the base
+	// of the next.
+	Stages []json.RawMessage `json:"earlier_stages,omitempty"`
 	// Eval is the evaluation of the model on the held-out suite, by name.
 	Eval []Eval `json:"eval"`
 }
@@ -116,9 +121,25 @@ type training struct {
 }
 
 // training reads the checkpoint's manifest the manifest holds.
-func (m *Manifest) training() (training, error) {
+func (m *Manifest) training() (training, error) { return parseTraining(m.Training) }
+
+// stages reads the checkpoints' manifests of every stage, the last one
+// (Training) last.
+func (m *Manifest) stages() ([]training, error) {
+	var out []training
+	for _, raw := range append(slices.Clip(m.Stages), m.Training) {
+		t, err := parseTraining(raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func parseTraining(raw json.RawMessage) (training, error) {
 	var t training
-	if err := json.Unmarshal(m.Training, &t); err != nil {
+	if err := json.Unmarshal(raw, &t); err != nil {
 		return t, fmt.Errorf("the training manifest: %w", err)
 	}
 	return t, nil
@@ -177,6 +198,7 @@ func run(args []string, stdout io.Writer) error {
 		return Show(stdout, m)
 	case "write":
 		ckpt := fs.String("checkpoint", "", "the training checkpoint folder (loop train --checkpoint)")
+		stages := fs.StringArray("stage", nil, "the checkpoint folder of a stage before --checkpoint's, in order: its weights are the next stage's base")
 		evals := fs.StringArray("eval", nil, "NAME=FILE: a loop eval --json report")
 		secs := fs.StringArray("seconds", nil, "NAME=S: the wall time of a stage")
 		recipe := fs.String("recipe", "scripts/train-demo.sh", "the recipe script")
@@ -185,7 +207,7 @@ func run(args []string, stdout io.Writer) error {
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
-		m, err := Write(*dir, *ckpt, *evals, *secs, *recipe, *why, *commit)
+		m, err := Write(*dir, Inputs{Checkpoint: *ckpt, Stages: *stages, Evals: *evals, Seconds: *secs, Recipe: *recipe, Why: *why, Commit: *commit})
 		if err != nil {
 			return err
 		}
@@ -195,11 +217,22 @@ func run(args []string, stdout io.Writer) error {
 	return fmt.Errorf("unknown command %q: want write, check or show", args[0])
 }
 
-// Write writes dir's manifest from the checkpoint folder, the eval
-// reports (NAME=FILE), the stages' times (NAME=SECONDS), the recipe
-// script and the note on why.
-func Write(dir, ckpt string, evals, secs []string, recipe, why, commit string) (*Manifest, error) {
-	m := &Manifest{Commit: commit, Seconds: map[string]float64{}}
+// Inputs are what Write reads besides the demo directory.
+type Inputs struct {
+	Checkpoint string   // the last stage's checkpoint folder: its last weights are the model
+	Stages     []string // the checkpoint folders of the stages before, in order
+	Evals      []string // NAME=FILE: loop eval --json reports
+	Seconds    []string // NAME=SECONDS: the wall time of the recipe's stages
+	Recipe     string   // the recipe script
+	Why        string   // a file saying why; "" for none
+	Commit     string   // the commit the recipe ran at; "" for none
+}
+
+// Write writes dir's manifest from the checkpoint folders, the eval
+// reports, the stages' times, the recipe script and the note on why.
+func Write(dir string, in Inputs) (*Manifest, error) {
+	m := &Manifest{Commit: in.Commit, Seconds: map[string]float64{}}
+	recipe, why, commit, secs, evals := in.Recipe, in.Why, in.Commit, in.Seconds, in.Evals
 	var err error
 	if m.Model, err = fileOf(filepath.Join(dir, ModelFile)); err != nil {
 		return nil, err
@@ -207,7 +240,10 @@ func Write(dir, ckpt string, evals, secs []string, recipe, why, commit string) (
 	if m.Suite, err = hashTree(filepath.Join(dir, SuiteDir)); err != nil {
 		return nil, err
 	}
-	if m.Training, err = readCheckpoint(ckpt, m.Model, filepath.Join(dir, ModelFile)); err != nil {
+	if m.Training, err = readCheckpoint(in.Checkpoint, m.Model, filepath.Join(dir, ModelFile)); err != nil {
+		return nil, err
+	}
+	if m.Stages, err = readStages(in.Stages, m.Training, in.Checkpoint); err != nil {
 		return nil, err
 	}
 	b, err := os.ReadFile(recipe)
@@ -248,9 +284,43 @@ func Write(dir, ckpt string, evals, secs []string, recipe, why, commit string) (
 	return m, os.WriteFile(filepath.Join(dir, ManifestFile), append(out, '\n'), 0o644)
 }
 
-// readCheckpoint reads the checkpoint folder's manifest, less the
-// shuffle's state, and checks that its last weights are model (at path).
-func readCheckpoint(ckpt string, model File, path string) (json.RawMessage, error) {
+// readStages reads the checkpoint manifests of the stages before the last
+// (whose manifest is last, from the folder ckpt) and checks that each
+// one's last weights are the next one's base.
+func readStages(dirs []string, last json.RawMessage, ckpt string) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, 0, len(dirs))
+	for _, d := range dirs {
+		raw, err := readManifest(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, raw)
+	}
+	all := append(slices.Clip(out), last)
+	for i := range dirs {
+		this, err := parseTraining(all[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dirs[i], err)
+		}
+		next, err := parseTraining(all[i+1])
+		if err != nil {
+			return nil, err
+		}
+		if this.Model.SHA256 != next.Base.SHA256 {
+			nextDir := ckpt
+			if i+1 < len(dirs) {
+				nextDir = dirs[i+1]
+			}
+			return nil, fmt.Errorf("the weights of %s's last epoch (sha256 %s) are not the base %s trained from (sha256 %s)",
+				dirs[i], this.Model.SHA256, nextDir, next.Base.SHA256)
+		}
+	}
+	return out, nil
+}
+
+// readManifest reads a checkpoint folder's manifest, less the shuffle's
+// state.
+func readManifest(ckpt string) (json.RawMessage, error) {
 	mpath := filepath.Join(ckpt, "manifest.json")
 	b, err := os.ReadFile(mpath)
 	if err != nil {
@@ -261,13 +331,19 @@ func readCheckpoint(ckpt string, model File, path string) (json.RawMessage, erro
 		return nil, fmt.Errorf("%s: %w", mpath, err)
 	}
 	delete(raw, "shuffle_state")
-	out, err := json.Marshal(raw)
+	return json.Marshal(raw)
+}
+
+// readCheckpoint reads the checkpoint folder's manifest, less the
+// shuffle's state, and checks that its last weights are model (at path).
+func readCheckpoint(ckpt string, model File, path string) (json.RawMessage, error) {
+	out, err := readManifest(ckpt)
 	if err != nil {
 		return nil, err
 	}
-	tr, err := (&Manifest{Training: out}).training()
+	tr, err := parseTraining(out)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", mpath, err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(ckpt, "manifest.json"), err)
 	}
 	if tr.Model.SHA256 != model.SHA256 {
 		return nil, fmt.Errorf("%s is not the weights of %s's last epoch (sha256 %s, the checkpoint's %s)",
@@ -365,16 +441,23 @@ func groupsOf(suite string, r *eval.Report) ([]Group, error) {
 
 // Show writes what the manifest recorded: the losses and the evaluation.
 func Show(w io.Writer, m *Manifest) error {
-	tr, err := m.training()
+	stages, err := m.stages()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "trained %d epochs on %d chats (%d held out) from a %s base: held-out loss %.4f before,",
-		tr.Epoch, tr.Report.Chats, tr.Report.HeldOut, tr.Base.Path, tr.Report.Before)
-	for _, e := range tr.Report.Epochs {
-		fmt.Fprintf(w, " %.4f", e.EvalLoss)
+	for i, tr := range stages {
+		if len(stages) > 1 {
+			fmt.Fprintf(w, "stage %d: ", i+1)
+		}
+		fmt.Fprintf(w, "trained %d epochs on %d chats (%d held out) from %s: held-out loss %.4f before,",
+			tr.Epoch, tr.Report.Chats, tr.Report.HeldOut, tr.Base.Path, tr.Report.Before)
+		secs := 0.0
+		for _, e := range tr.Report.Epochs {
+			fmt.Fprintf(w, " %.4f", e.EvalLoss)
+			secs += e.Seconds
+		}
+		fmt.Fprintf(w, " by epoch (%.0f s of training)\n", secs)
 	}
-	fmt.Fprintf(w, " by epoch (%.0f s of training)\n", m.Seconds["train"])
 	for _, e := range m.Eval {
 		fmt.Fprintf(w, "%s: %d tasks x %d seeds, pass rate with its 95%% Wilson interval:\n", e.Name, e.Scenarios, e.Seeds)
 		var configs []string

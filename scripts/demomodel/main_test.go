@@ -53,7 +53,7 @@ func TestCheckRefuses(t *testing.T) {
 	}
 	write(filepath.Join(ckpt, "manifest.json"), `{"format": 1, "epoch": 1, "model": {"path": "m", "size": 7, "sha256": "`+f.SHA256+`"}}`)
 	t.Chdir("../..")
-	if _, err := Write(dir, ckpt, nil, []string{"train=1.5"}, "scripts/train-demo.sh", "", ""); err != nil {
+	if _, err := Write(dir, Inputs{Checkpoint: ckpt, Seconds: []string{"train=1.5"}, Recipe: "scripts/train-demo.sh"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Check(dir); err != nil {
@@ -70,7 +70,56 @@ func TestCheckRefuses(t *testing.T) {
 	}
 	// Weights other than the checkpoint's last are refused when written.
 	write(filepath.Join(dir, ModelFile), "other")
-	if _, err := Write(dir, ckpt, nil, nil, "scripts/train-demo.sh", "", ""); err == nil {
+	if _, err := Write(dir, Inputs{Checkpoint: ckpt, Recipe: "scripts/train-demo.sh"}); err == nil {
 		t.Error("Write took a model file that is not the checkpoint's")
+	}
+}
+
+// TestWriteStages shows that Write records the stages before the last and
+// refuses a stage whose weights are not the next stage's base.
+func TestWriteStages(t *testing.T) {
+	dir, first, last := t.TempDir(), t.TempDir(), t.TempDir()
+	write := func(path, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, ModelFile), "weights")
+	write(filepath.Join(dir, SuiteDir, "000-flat-fix", "task.json"), "{}")
+	f, err := fileOf(filepath.Join(dir, ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage := func(path, base string) {
+		write(filepath.Join(first, "manifest.json"), `{"epoch": 2, "base": {"sha256": "b0"}, "model": {"sha256": "`+path+`"}, `+
+			`"report": {"epochs": [{"eval_loss": 2, "seconds": 10}, {"eval_loss": 1, "seconds": 11}]}, "shuffle_state": "AAAA"}`)
+		write(filepath.Join(last, "manifest.json"), `{"epoch": 1, "base": {"sha256": "`+base+`"}, "model": {"sha256": "`+f.SHA256+`"}, `+
+			`"report": {"epochs": [{"eval_loss": 0.5, "seconds": 12}]}}`)
+	}
+	t.Chdir("../..")
+	in := Inputs{Checkpoint: last, Stages: []string{first}, Recipe: "scripts/train-demo.sh"}
+	stage("s1", "s1")
+	m, err := Write(dir, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Stages) != 1 || strings.Contains(string(m.Stages[0]), "shuffle_state") {
+		t.Errorf("stages recorded: %s", m.Stages)
+	}
+	var b strings.Builder
+	if err := Show(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "stage 1: trained 2 epochs") || !strings.Contains(b.String(), "stage 2: trained 1 epochs") ||
+		!strings.Contains(b.String(), "(21 s of training)") {
+		t.Errorf("Show printed\n%s", b.String())
+	}
+	stage("s1", "other")
+	if _, err := Write(dir, in); err == nil || !strings.Contains(err.Error(), first) {
+		t.Errorf("a stage whose weights are not the next one's base: got %v, want an error naming %s", err, first)
 	}
 }

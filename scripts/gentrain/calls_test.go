@@ -153,7 +153,7 @@ func TestRoundTrip(t *testing.T) {
 // planned is an error: a fix that never runs the tests ends unverified.
 func TestBadRunFails(t *testing.T) {
 	for i := 0; ; i++ {
-		task := makeTask(families[1], trainSeed(5, i), trainShapes, 4096)
+		task := makeTask(families[1], trainSeed(5, i), trainShapes, 4096, false)
 		if task.Variant != "named" || toolOf(task.Replies[0]) != "read_file" {
 			continue
 		}

@@ -67,7 +67,7 @@ func renameTask(r *rand.Rand, e env) Task {
 	if r.IntN(3) > 0 {
 		target = pick(r, []func(*rand.Rand, env) bug{levelBug, feeBug})(r, e)
 	} else {
-		target = pick(r, []func(*rand.Rand) bug{sumBug, countBug, maxBug})(r)
+		target = pick(r, []func(*rand.Rand, env) bug{sumBug, countBug, maxBug})(r, e)
 	}
 	p.funcs = []bug{target}
 	for _, k := range r.Perm(len(bugMakers)) {
@@ -83,7 +83,7 @@ func renameTask(r *rand.Rand, e env) Task {
 	p.broken = nil // no bug: the tests pass before and after
 	file := p.sourceOf(i)
 	src := p.content(file)
-	old, neu, lines := renamed(src, target.fn, target.param, newParam(r, target, src))
+	old, neu, lines := renamed(src, target.fn, target.param, newParam(r, e, target, src))
 	show, decl := showFunc(e, file, src, target.fn)
 	to := paramOf(neu, target.fn)
 	return Task{
@@ -103,7 +103,14 @@ func renameTask(r *rand.Rand, e env) Task {
 
 // newParam draws a new name for b's parameter that the source does not
 // use.
-func newParam(r *rand.Rand, b bug, src string) string {
+func newParam(r *rand.Rand, e env, b bug, src string) string {
+	if e.wide {
+		for {
+			if to := e.varName(r, nil); !regexp.MustCompile(`\b` + to + `\b`).MatchString(src) {
+				return to
+			}
+		}
+	}
 	pool := []string{"score", "points", "total", "marks", "value", "amount", "weight", "cents", "size", "level", "qty"}
 	if strings.Contains(b.src, "[]int") || strings.Contains(b.bad+b.good, "[]int") {
 		pool = sliceVars

@@ -18,7 +18,12 @@ type settings struct {
 	ret    string // what fn returns
 }
 
-func newSettings(r *rand.Rand, pkg string) settings {
+func newSettings(r *rand.Rand, e env, pkg string) settings {
+	if e.wide {
+		names := e.constNames(r, nil, 4)
+		return settings{pkg: pkg, consts: names[:3], vals: distinct(r, 3, 2, 900), fn: names[3],
+			ret: pick(r, nameWords) + "-" + pick(r, nameWords)}
+	}
 	return settings{pkg: pkg, consts: pickN(r, constants, 3), vals: distinct(r, 3, 2, 900),
 		fn: pick(r, funcNames), ret: pick(r, services)}
 }
@@ -59,12 +64,12 @@ func readTask(r *rand.Rand, e env) Task {
 	p := emptyPackage(r, e)
 	files := append([]File{{"go.mod", "module " + p.module + "\n\ngo 1.22\n"}}, p.extras...)
 	if r.IntN(3) == 0 {
-		t := configTask(r, files)
+		t := configTask(r, e, files)
 		t.Variant = "json"
 		return t
 	}
 	pkg := pkgName(p.dir, p.module)
-	s := newSettings(r, pkg)
+	s := newSettings(r, e, pkg)
 	file := p.pathOf(pick(r, []string{"config.go", "settings.go", "limits.go", "defaults.go"}))
 	files = append(files, File{file, s.source()})
 	if doc := p.pathOf("doc.go"); !hasFile(files, doc) {
@@ -85,8 +90,17 @@ func hasFile(files []File, p string) bool {
 	return false
 }
 
-// configTask asks about a JSON config file.
-func configTask(r *rand.Rand, files []File) Task {
+// configKeys are the settings of a wide config (--names wide).
+var configKeys = []string{"port", "workers", "timeout_ms", "max_retries", "batch_size", "cache_mb", "replicas",
+	"queue_depth", "poll_seconds", "max_conns", "page_size", "buffer_kb", "shards", "ttl_seconds", "rate_limit",
+	"min_free_mb", "backoff_ms", "max_body_kb", "idle_seconds", "threads", "history_days", "max_jobs", "chunk_size"}
+
+// configTask asks about a JSON config file: with wide names, half of the
+// time about one of four settings drawn from configKeys.
+func configTask(r *rand.Rand, e env, files []File) Task {
+	if e.wide && r.IntN(2) == 0 {
+		return wideConfigTask(r, files)
+	}
 	name, port, workers, debug := pick(r, services), pick(r, []int{3000, 5000, 8000, 8080, 8443, 9000, 9090}), between(r, 2, 32), r.IntN(2) == 0
 	db := "false"
 	if debug {
@@ -110,4 +124,22 @@ func configTask(r *rand.Rand, files []File) Task {
 	}
 	t.Replies = []string{readFile(file), a}
 	return t
+}
+
+// wideConfigTask asks about one of four settings of a JSON config file,
+// drawn from configKeys with distinct values.
+func wideConfigTask(r *rand.Rand, files []File) Task {
+	keys, vals := pickN(r, configKeys, 4), distinct(r, 4, 2, 9000)
+	var b strings.Builder
+	b.WriteString("{\n  \"name\": \"" + pick(r, nameWords) + "-" + pick(r, nameWords) + "\"")
+	for i, k := range keys {
+		b.WriteString(",\n  \"" + k + "\": " + itoa(vals[i]))
+	}
+	b.WriteString("\n}\n")
+	file := pick(r, []string{"config.json", "settings.json", "app.json"})
+	i := r.IntN(len(keys))
+	k, v := keys[i], itoa(vals[i])
+	q := pick(r, []string{"What is " + k + " in " + file + "?", "What does " + file + " set " + k + " to?", "Look at " + file + ": what is " + k + "?"})
+	return Task{Files: append(files, File{file, b.String()}), Text: q, Want: loop.Done, FirstTool: "read_file",
+		Answer: `\b` + v + `\b`, Grounds: []string{"\"" + k + "\": " + v}, Replies: []string{readFile(file), k + " is " + v + "."}}
 }

@@ -21,6 +21,7 @@ type generator struct {
 	seed   uint64
 	window int // the context size the tools' limits follow
 	retry  float64
+	wide   bool // names of two words (--names wide)
 }
 
 // trainTask is the task of training chat i: a share g.retry of them open
@@ -28,7 +29,7 @@ type generator struct {
 // that the tasks are the same whatever the share.
 func (g generator) trainTask(i int) Task {
 	seed := trainSeed(g.seed, i)
-	t := makeTask(g.fams[i%len(g.fams)], seed, trainShapes, g.window)
+	t := makeTask(g.fams[i%len(g.fams)], seed, trainShapes, g.window, g.wide)
 	return withRetry(t, rand.New(rand.NewPCG(seed, 0x7265747279)), g.retry) // "retry"
 }
 
@@ -116,7 +117,7 @@ func (g generator) heldOutTasks(nTrain, n int) []Task {
 		if k/len(g.fams)%2 == 1 {
 			sh = heldShapes
 		}
-		t := makeTask(g.fams[k%len(g.fams)], heldOutSeed(g.seed, j), sh, g.window)
+		t := makeTask(g.fams[k%len(g.fams)], heldOutSeed(g.seed, j), sh, g.window, g.wide)
 		if fp := t.fingerprint(); !seen[fp] {
 			seen[fp] = true
 			out = append(out, t)

@@ -42,18 +42,13 @@ type bugMaker struct {
 }
 
 var bugMakers = []bugMaker{
-	{short(sumBug), false}, {short(countBug), false}, {short(maxBug), false}, {short(rangeBug), false},
-	{short(costBug), true}, {short(lastBug), true}, {short(ageBug), true},
+	{sumBug, false}, {countBug, false}, {maxBug, false}, {rangeBug, false},
+	{costBug, true}, {lastBug, true}, {ageBug, true},
 	{levelBug, false}, {feeBug, false},
 }
 
 // The indices of the ladders in bugMakers.
 const ladderLevel, ladderFee = 7, 8
-
-// short makes a bug whose function's size does not depend on the window.
-func short(f func(r *rand.Rand) bug) func(*rand.Rand, env) bug {
-	return func(r *rand.Rand, _ env) bug { return f(r) }
-}
 
 // sliceTest is the test of a function of one []int.
 func sliceTest(fn string, xs []int, want, got int) (test, failure string) {
@@ -76,9 +71,9 @@ func callTest(fn, args, shown string, want, got string) (test, failure string) {
 	return test, fn + "(" + shown + ") = " + got + ", want " + want
 }
 
-func sumBug(r *rand.Rand) bug {
-	fn := pick(r, []string{"Sum", "Total", "AddAll"})
-	vs := pickN(r, sliceVars, 2)
+func sumBug(r *rand.Rand, e env) bug {
+	fn := e.funcName(r, []string{"Sum", "Total", "AddAll"})
+	vs := e.varNames(r, sliceVars, 2)
 	v := vs[0]
 	xs := distinct(r, 3, 1, 20)
 	want := xs[0] + xs[1] + xs[2]
@@ -92,9 +87,9 @@ func sumBug(r *rand.Rand) bug {
 		symptom: "skips the first value", fixed: "the loop started at 1 and skipped the first value; it now starts at 0"}
 }
 
-func countBug(r *rand.Rand) bug {
-	fn := pick(r, []string{"CountAbove", "CountOver", "NumAbove"})
-	v := pick(r, sliceVars)
+func countBug(r *rand.Rand, e env) bug {
+	fn := e.funcName(r, []string{"CountAbove", "CountOver", "NumAbove"})
+	v := e.varName(r, sliceVars)
 	limit := between(r, 5, 20)
 	xs := []int{limit - 3, limit, limit + 2, limit + 6}
 	r.Shuffle(len(xs), func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
@@ -108,9 +103,9 @@ func countBug(r *rand.Rand) bug {
 		symptom: "also counts the values equal to limit", fixed: "it compared with >= and counted the values equal to limit; it now uses >"}
 }
 
-func maxBug(r *rand.Rand) bug {
-	fn := pick(r, []string{"Max", "Largest", "Highest"})
-	v := pick(r, sliceVars)
+func maxBug(r *rand.Rand, e env) bug {
+	fn := e.funcName(r, []string{"Max", "Largest", "Highest"})
+	v := e.varName(r, sliceVars)
 	xs := distinct(r, 4, 1, 50)
 	want, got := slices.Max(xs), slices.Min(xs)
 	test, failure := sliceTest(fn, xs, want, got)
@@ -123,8 +118,8 @@ func maxBug(r *rand.Rand) bug {
 		symptom: "returns the smallest value", fixed: "the comparison was <, so it kept the smallest value; it is now >"}
 }
 
-func rangeBug(r *rand.Rand) bug {
-	fn := pick(r, []string{"SumRange", "SumBetween", "AddRange"})
+func rangeBug(r *rand.Rand, e env) bug {
+	fn := e.funcName(r, []string{"SumRange", "SumBetween", "AddRange"})
 	lo := between(r, 1, 6)
 	hi := lo + between(r, 2, 6)
 	want := (lo + hi) * (hi - lo + 1) / 2
@@ -138,9 +133,12 @@ func rangeBug(r *rand.Rand) bug {
 		symptom: "leaves out hi", fixed: "the loop stopped before hi; it now runs while i <= hi"}
 }
 
-func costBug(r *rand.Rand) bug {
-	fn := pick(r, []string{"Cost", "Charge", "Price"})
+func costBug(r *rand.Rand, e env) bug {
+	fn := e.funcName(r, []string{"Cost", "Charge", "Price"})
 	ps := pick(r, [][2]string{{"price", "qty"}, {"rate", "hours"}, {"unit", "count"}})
+	if e.wide {
+		ps = [2]string(e.varNames(r, nil, 2))
+	}
 	a, b := between(r, 3, 12), between(r, 3, 9)
 	test, failure := callTest(fn, itoa(a)+", "+itoa(b), itoa(a)+", "+itoa(b), itoa(a*b), itoa(a+b))
 	return bug{kind: "wrong operator", fn: fn,
@@ -151,9 +149,9 @@ func costBug(r *rand.Rand) bug {
 		symptom: "adds instead of multiplying", fixed: "it added " + ps[0] + " and " + ps[1] + "; it now multiplies them"}
 }
 
-func lastBug(r *rand.Rand) bug {
-	fn := pick(r, []string{"Last", "Final", "Newest"})
-	vs := pickN(r, sliceVars, 2)
+func lastBug(r *rand.Rand, e env) bug {
+	fn := e.funcName(r, []string{"Last", "Final", "Newest"})
+	vs := e.varNames(r, sliceVars, 2)
 	xs := distinct(r, between(r, 3, 4), 1, 30)
 	test, failure := sliceTest(fn, xs, xs[len(xs)-1], xs[len(xs)-2])
 	idx := "return " + vs[0] + "[len(" + vs[0] + ")-%d]"
@@ -165,8 +163,8 @@ func lastBug(r *rand.Rand) bug {
 		symptom: "returns the value before the last", fixed: "it indexed len-2, the value before the last; it now uses len-1"}
 }
 
-func ageBug(r *rand.Rand) bug {
-	fn, n := pick(r, []string{"IsAdult", "CanVote", "CanDrive", "CanRent"}), pick(r, []int{16, 18, 21})
+func ageBug(r *rand.Rand, e env) bug {
+	fn, n := e.funcName(r, []string{"IsAdult", "CanVote", "CanDrive", "CanRent"}), pick(r, []int{16, 18, 21})
 	test, failure := callTest(fn, itoa(n), itoa(n), "true", "false")
 	return bug{kind: "off-by-one", fn: fn,
 		src: "// " + fn + " reports whether age is at least " + itoa(n) + ".\nfunc " + fn + "(age int) bool {\n\tLINE\n}",

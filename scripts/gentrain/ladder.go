@@ -14,8 +14,8 @@ import (
 // levelBug is a switch of thresholds that compares with > where the
 // doc says "from": a value exactly on a threshold gets the level below.
 func levelBug(r *rand.Rand, e env) bug {
-	fn := pick(r, []string{"Level", "Grade", "Tier", "Rank", "Band"})
-	v := pick(r, []string{"score", "points", "total", "marks", "value"})
+	fn := e.funcName(r, []string{"Level", "Grade", "Tier", "Rank", "Band"})
+	v := e.varName(r, []string{"score", "points", "total", "marks", "value"})
 	// 2k+7 lines from the doc comment to the closing brace.
 	k := between(r, 2, max(2, min(16, (e.maxSpan()-7)/2)))
 	ts := distinct(r, k, 1, 200)
@@ -49,8 +49,8 @@ func levelBug(r *rand.Rand, e env) bug {
 // band ends before its limit: a value exactly on a limit gets the lower
 // band's fee.
 func feeBug(r *rand.Rand, e env) bug {
-	fn := pick(r, []string{"Fee", "Shipping", "Discount", "Surcharge", "Tax"})
-	v := pick(r, []string{"amount", "total", "weight", "cents", "size"})
+	fn := e.funcName(r, []string{"Fee", "Shipping", "Discount", "Surcharge", "Tax"})
+	v := e.varName(r, []string{"amount", "total", "weight", "cents", "size"})
 	// 3k+4 lines from the doc comment to the closing brace.
 	k := between(r, 3, max(3, min(12, (e.maxSpan()-4)/3)))
 	ts := distinct(r, k, 10, 500)

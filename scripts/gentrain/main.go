@@ -59,6 +59,15 @@
 // tasks take them for every second round of the families (task.json's
 // held_out_shape) and the training shapes for the others.
 //
+// Names (--names): small draws function, parameter and constant names
+// and config settings from a few per kind (Level, Grade, Tier; score,
+// points), which a model can learn by heart and then write from memory
+// instead of from the file it read. wide makes them of two words of
+// nameWords (RiverTally, amberCrest: about 25,000 of each) and asks about
+// one of four settings of a JSON config drawn from configKeys, so that
+// only a model that copies from its context writes them right. A seed
+// with small names gives the same chats whatever wide draws.
+//
 // Lengths: the system prompt and the six tools' definitions, which every
 // chat begins with, are 960 tokens with the Qwen vocabulary (fewer for a
 // question, which is offered no tool that writes). The 300 chats of
@@ -99,6 +108,7 @@ type genFlags struct {
 	window   int
 	template string
 	retry    float64
+	names    string
 }
 
 func main() {
@@ -124,6 +134,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringSliceVar(&f.families, "families", nil, "task families, comma-separated (default all: "+strings.Join(familyNames(families), ",")+"; drills, only when named: "+strings.Join(familyNames(drills), ",")+")")
 	fs.IntVarP(&f.window, "ctx-size", "c", 4096, "the context size `loop run -c` will use: it sets the tools' read and output limits")
 	fs.Float64Var(&f.retry, "retry-share", 0, "share of the training chats that open with a broken call the loop sends back (retry.go)")
+	fs.StringVar(&f.names, "names", "small", "names of functions, parameters, constants and settings: small (a few per kind) or wide (two words of about 150, which only copying gets right)")
 	fs.StringVar(&f.template, "template", "", "chat template (.jinja) to render the chats with for the length report (default: characters of the JSON)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -133,6 +144,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if f.seed >= 1<<32 || f.n < 0 || f.nTasks < 0 || f.n >= heldOutBit || f.nTasks >= heldOutBit {
 		return errors.New("--seed must be below 2^32, --n and --n-tasks between 0 and 2^31")
+	}
+	if f.names != "small" && f.names != "wide" {
+		return fmt.Errorf("--names %q: want small or wide", f.names)
 	}
 	fams, err := pickFamilies(f.families)
 	if err != nil {
@@ -144,7 +158,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// only costs time (a quarter of the CPU): it is off.
 	os.Setenv("GOFLAGS", "-count=1 -vet=off")
 	os.Setenv("GOWORK", "off")
-	g := generator{fams: fams, seed: f.seed, window: f.window, retry: f.retry}
+	g := generator{fams: fams, seed: f.seed, window: f.window, retry: f.retry, wide: f.names == "wide"}
 	if f.out != "" {
 		if err := g.writeChats(ctx, f.out, f.n, f.template, stderr); err != nil {
 			return err

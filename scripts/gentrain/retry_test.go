@@ -16,7 +16,7 @@ import (
 // the written chat marks the kept broken call "weight": 0 and nothing
 // else.
 func TestRetry(t *testing.T) {
-	base := makeTask(families[0], trainSeed(5, 0), trainShapes, 4096) // read
+	base := makeTask(families[0], trainSeed(5, 0), trainShapes, 4096, false) // read
 	for _, k := range brokenKinds {
 		t.Run(k.name, func(t *testing.T) {
 			broken := k.break_(base.Replies[0])

@@ -120,8 +120,9 @@ var heldOutMarks = []string{"pkg/", "lib/", "docs/", "_impl.go", "CHANGELOG.md",
 // workspace's shape and read_file's limits at the run's window.
 type env struct {
 	shape     shape
-	readLines int // read_file's default number of lines
-	readChars int // the characters a read_file result shows
+	readLines int  // read_file's default number of lines
+	readChars int  // the characters a read_file result shows
+	wide      bool // names of two words from nameWords (--names wide)
 }
 
 // newEnv is the env of a shape at a context window.

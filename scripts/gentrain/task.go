@@ -121,12 +121,15 @@ func trainSeed(s uint64, i int) uint64   { return s<<32 | uint64(i) }
 func heldOutSeed(s uint64, j int) uint64 { return s<<32 | heldOutBit | uint64(j) }
 
 // makeTask makes the task of a seed in a family, in a workspace shape
-// drawn from shapes, for a run at the context window. The family of item
-// i is fams[i % len(fams)], so every family gets its share.
-func makeTask(f family, seed uint64, shapes []shape, window int) Task {
+// drawn from shapes, for a run at the context window, with wide names or
+// the small pools. The family of item i is fams[i % len(fams)], so every
+// family gets its share.
+func makeTask(f family, seed uint64, shapes []shape, window int, wide bool) Task {
 	r := rand.New(rand.NewPCG(seed, 0x6c6f6f70)) // "loop"
 	s := pick(r, shapes)
-	t := f.make(r, newEnv(s, window))
+	e := newEnv(s, window)
+	e.wide = wide
+	t := f.make(r, e)
 	t.Family, t.Seed, t.Shape = f.name, seed, s.name
 	return t
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,6 +18,78 @@ var (
 	words     = []string{"apple", "river", "stone", "cloud", "tiger", "lemon", "paper", "garden", "rocket", "window", "planet", "silver", "bridge", "candle", "forest", "harbor"}
 	funcNames = []string{"Name", "Service", "Label", "Owner", "Region", "Mode", "Version", "Channel"}
 )
+
+// nameWords are what wide names (--names wide) are made of: two of them
+// make a function's, a parameter's or a constant's name, so that a task
+// has one of about 25,000 names for each, which a model can only copy from
+// the file it read, never recall from training. None is a word of a
+// filler's name (IsEven, CountZeros, IndexOf), so that no name is taken
+// twice in one package.
+var nameWords = []string{
+	"amber", "anchor", "arrow", "atlas", "badge", "basin", "beacon", "berry", "blade", "bloom",
+	"bolt", "border", "branch", "brick", "brook", "cabin", "cable", "camel", "canyon", "cargo",
+	"castle", "cedar", "chalk", "cherry", "cider", "circle", "clover", "coast", "comet", "copper",
+	"coral", "cotton", "crane", "crest", "crown", "crystal", "dawn", "delta", "desert", "dune",
+	"eagle", "ember", "falcon", "feather", "fern", "ferry", "field", "flint", "frost", "galaxy",
+	"gate", "glacier", "globe", "granite", "grove", "hammer", "hazel", "hollow", "honey", "horizon",
+	"island", "ivory", "jade", "jungle", "kettle", "lagoon", "lantern", "laurel", "ledge", "linen",
+	"lotus", "lunar", "maple", "marble", "meadow", "mesa", "mint", "mirror", "mist", "moss",
+	"nectar", "needle", "nova", "oak", "ocean", "olive", "onyx", "orbit", "orchid", "otter",
+	"palm", "pebble", "pepper", "pine", "pixel", "plume", "polar", "pond", "prism", "pulse",
+	"quartz", "quill", "radar", "rain", "raven", "reef", "ridge", "ripple", "robin", "saddle",
+	"saffron", "sage", "sand", "shadow", "shell", "shore", "signal", "slate", "snow", "solar",
+	"spark", "spruce", "storm", "summit", "swift", "thistle", "thunder", "timber", "topaz", "torch",
+	"tulip", "tundra", "velvet", "violet", "wave", "willow", "winter", "wren", "yarrow", "zephyr",
+	"badger", "bison", "cobalt", "dusk", "fable", "glow", "harvest", "lilac", "meteor", "nimbus",
+	"acorn", "basalt", "breeze", "canopy", "cinder", "drift", "echo", "fjord", "garnet", "heron",
+}
+
+// upper is s with its first letter in upper case.
+func upper(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// funcName is one of pool, or with wide names two words: "RiverTally".
+func (e env) funcName(r *rand.Rand, pool []string) string {
+	if !e.wide {
+		return pick(r, pool)
+	}
+	return upper(pick(r, nameWords)) + upper(pick(r, nameWords))
+}
+
+// varName is one of pool, or with wide names two words: "riverTally".
+func (e env) varName(r *rand.Rand, pool []string) string {
+	if !e.wide {
+		return pick(r, pool)
+	}
+	return e.varNames(r, nil, 1)[0]
+}
+
+// varNames is n distinct names of pool, or with wide names n distinct
+// names of two words: "riverTally".
+func (e env) varNames(r *rand.Rand, pool []string, n int) []string {
+	if !e.wide {
+		return pickN(r, pool, n)
+	}
+	return e.wideNames(r, n, func(a, b string) string { return a + upper(b) })
+}
+
+// constNames is n distinct names of exported constants, as varNames.
+func (e env) constNames(r *rand.Rand, pool []string, n int) []string {
+	if !e.wide {
+		return pickN(r, pool, n)
+	}
+	return e.wideNames(r, n, func(a, b string) string { return upper(a) + upper(b) })
+}
+
+// wideNames is n distinct names that join makes of two words.
+func (e env) wideNames(r *rand.Rand, n int, join func(a, b string) string) []string {
+	out := make([]string, 0, n)
+	for len(out) < n {
+		if name := join(pick(r, nameWords), pick(r, nameWords)); !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 // pick returns one element of xs.
 func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
