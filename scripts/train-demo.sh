@@ -44,6 +44,7 @@ N_WIDE=1000        # wide-name chats, the ten families in turn
 WIDE_COPY_SEED=12
 N_WIDE_COPY=500    # wide-name copy drills
 EPOCHS2=4
+CTX2=3072          # wide names take more tokens: the longest chat is over 2,560
 LR2=1e-3           # the peak of the second cosine schedule: the weights start trained
 TRAIN_SEED2=6
 QWEN_DIR=${QWEN_DIR:-.cache/npm/tokenizer-qwen3-3.7.2} # the tokenizer (make deps)
@@ -97,26 +98,26 @@ fi
 cat "$WORK/wide.jsonl" "$WORK/wide-copy.jsonl" >"$WORK/train-wide.jsonl"
 gen2_s=$((SECONDS - s))
 
-# train BASE DATA OUT EPOCHS LR SEED CKPT: one stage, going on from its
-# checkpoint if there is one.
+# train BASE DATA OUT EPOCHS LR SEED CKPT CTX: one stage, going on from
+# its checkpoint if there is one.
 train() {
 	local resume=()
 	if [[ -f $7/manifest.json ]]; then
 		echo "going on from the checkpoint in $7 (remove it to start over)"
 		resume=(--resume "$7")
 	fi
-	bin/loop train -m "$1" --data "$2" -o "$3" --epochs "$4" --ctx "$CTX" --lr "$5" --seed "$6" -t "$THREADS" \
+	bin/loop train -m "$1" --data "$2" -o "$3" --epochs "$4" --ctx "$8" --lr "$5" --seed "$6" -t "$THREADS" \
 		--prefix-every "$PREFIX_EVERY" --prefix-share "$PREFIX_SHARE" --checkpoint "$7" "${resume[@]}"
 }
 
 stage "training, stage 1: $EPOCHS epochs on $THREADS threads (checkpoints in $CKPT)"
 s=$SECONDS
-train "$BASE" "$WORK/train.jsonl" "$STAGE1" "$EPOCHS" "$LR" "$TRAIN_SEED" "$CKPT"
+train "$BASE" "$WORK/train.jsonl" "$STAGE1" "$EPOCHS" "$LR" "$TRAIN_SEED" "$CKPT" "$CTX"
 train_s=$((SECONDS - s))
 
 stage "training, stage 2 (wide names): $EPOCHS2 epochs from stage 1's weights (checkpoints in $CKPT2)"
 s=$SECONDS
-train "$STAGE1" "$WORK/train-wide.jsonl" "$DEMO/model.gguf" "$EPOCHS2" "$LR2" "$TRAIN_SEED2" "$CKPT2"
+train "$STAGE1" "$WORK/train-wide.jsonl" "$DEMO/model.gguf" "$EPOCHS2" "$LR2" "$TRAIN_SEED2" "$CKPT2" "$CTX2"
 train2_s=$((SECONDS - s))
 rm -rf "$DEMO/suite"
 cp -r "$WORK/suite" "$DEMO/suite"
