@@ -36,15 +36,7 @@ func TestCommittedModel(t *testing.T) {
 func TestCheckRefuses(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := t.TempDir()
-	write := func(path, s string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(path, s string) { writeFile(t, path, s) }
 	write(filepath.Join(dir, ModelFile), "weights")
 	write(filepath.Join(dir, SuiteDir, "000-flat-fix", "task.json"), "{}")
 	f, err := fileOf(filepath.Join(dir, ModelFile))
@@ -79,15 +71,7 @@ func TestCheckRefuses(t *testing.T) {
 // refuses a stage whose weights are not the next stage's base.
 func TestWriteStages(t *testing.T) {
 	dir, first, last := t.TempDir(), t.TempDir(), t.TempDir()
-	write := func(path, s string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(path, s string) { writeFile(t, path, s) }
 	write(filepath.Join(dir, ModelFile), "weights")
 	write(filepath.Join(dir, SuiteDir, "000-flat-fix", "task.json"), "{}")
 	f, err := fileOf(filepath.Join(dir, ModelFile))
@@ -121,5 +105,16 @@ func TestWriteStages(t *testing.T) {
 	stage("s1", "other")
 	if _, err := Write(dir, in); err == nil || !strings.Contains(err.Error(), first) {
 		t.Errorf("a stage whose weights are not the next one's base: got %v, want an error naming %s", err, first)
+	}
+}
+
+// writeFile writes s to path, making its directory.
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
