@@ -232,7 +232,6 @@ type Inputs struct {
 // reports, the stages' times, the recipe script and the note on why.
 func Write(dir string, in Inputs) (*Manifest, error) {
 	m := &Manifest{Commit: in.Commit, Seconds: map[string]float64{}}
-	recipe, why, commit, secs, evals := in.Recipe, in.Why, in.Commit, in.Seconds, in.Evals
 	var err error
 	if m.Model, err = fileOf(filepath.Join(dir, ModelFile)); err != nil {
 		return nil, err
@@ -246,23 +245,23 @@ func Write(dir string, in Inputs) (*Manifest, error) {
 	if m.Stages, err = readStages(in.Stages, m.Training, in.Checkpoint); err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(recipe)
+	b, err := os.ReadFile(in.Recipe)
 	if err != nil {
 		return nil, err
 	}
 	m.Recipe = string(b)
-	if why != "" {
-		if b, err = os.ReadFile(why); err != nil {
+	if in.Why != "" {
+		if b, err = os.ReadFile(in.Why); err != nil {
 			return nil, err
 		}
 		m.Why = strings.TrimSpace(string(b))
 	}
-	if commit != "" {
-		if m.Sources, err = sourceTrees(commit); err != nil {
+	if in.Commit != "" {
+		if m.Sources, err = sourceTrees(in.Commit); err != nil {
 			return nil, err
 		}
 	}
-	for _, s := range secs {
+	for _, s := range in.Seconds {
 		name, v, ok := strings.Cut(s, "=")
 		f, err := strconv.ParseFloat(v, 64)
 		if !ok || err != nil {
@@ -270,7 +269,7 @@ func Write(dir string, in Inputs) (*Manifest, error) {
 		}
 		m.Seconds[name] = f
 	}
-	for _, e := range evals {
+	for _, e := range in.Evals {
 		ev, err := readEval(filepath.Join(dir, SuiteDir), e)
 		if err != nil {
 			return nil, err
