@@ -4,7 +4,7 @@
 # fixed seeds. `make demo` never runs this: it uses the files the
 # repository holds. Training takes hours on 2 cores, in two stages: the
 # first on chats with gentrain's small name pools, the second, from the
-# first's weights, on chats whose names are two words of about 150
+# first's weights, on chats whose names are two words of 160
 # (gentrain --names wide), which a model gets right only by copying them
 # from what it read. Each stage is checkpointed after each epoch ($CKPT,
 # $CKPT2), and a run started again with the same inputs goes on from the

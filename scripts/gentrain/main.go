@@ -134,7 +134,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringSliceVar(&f.families, "families", nil, "task families, comma-separated (default all: "+strings.Join(familyNames(families), ",")+"; drills, only when named: "+strings.Join(familyNames(drills), ",")+")")
 	fs.IntVarP(&f.window, "ctx-size", "c", 4096, "the context size `loop run -c` will use: it sets the tools' read and output limits")
 	fs.Float64Var(&f.retry, "retry-share", 0, "share of the training chats that open with a broken call the loop sends back (retry.go)")
-	fs.StringVar(&f.names, "names", "small", "names of functions, parameters, constants and settings: small (a few per kind) or wide (two words of about 150, which only copying gets right)")
+	fs.StringVar(&f.names, "names", "small", "names of functions, parameters, constants and settings: small (a few per kind) or wide (two words of 160, which only copying gets right)")
 	fs.StringVar(&f.template, "template", "", "chat template (.jinja) to render the chats with for the length report (default: characters of the JSON)")
 	if err := fs.Parse(args); err != nil {
 		return err
