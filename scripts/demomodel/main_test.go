@@ -37,12 +37,7 @@ func TestCheckRefuses(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := t.TempDir()
 	write := func(path, s string) { writeFile(t, path, s) }
-	write(filepath.Join(dir, ModelFile), "weights")
-	write(filepath.Join(dir, SuiteDir, "000-flat-fix", "task.json"), "{}")
-	f, err := fileOf(filepath.Join(dir, ModelFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := demoDir(t, dir)
 	write(filepath.Join(ckpt, "manifest.json"), `{"format": 1, "epoch": 1, "model": {"path": "m", "size": 7, "sha256": "`+f.SHA256+`"}}`)
 	t.Chdir("../..")
 	if _, err := Write(dir, Inputs{Checkpoint: ckpt, Seconds: []string{"train=1.5"}, Recipe: "scripts/train-demo.sh"}); err != nil {
@@ -72,12 +67,7 @@ func TestCheckRefuses(t *testing.T) {
 func TestWriteStages(t *testing.T) {
 	dir, first, last := t.TempDir(), t.TempDir(), t.TempDir()
 	write := func(path, s string) { writeFile(t, path, s) }
-	write(filepath.Join(dir, ModelFile), "weights")
-	write(filepath.Join(dir, SuiteDir, "000-flat-fix", "task.json"), "{}")
-	f, err := fileOf(filepath.Join(dir, ModelFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := demoDir(t, dir)
 	stage := func(path, base string) {
 		write(filepath.Join(first, "manifest.json"), `{"epoch": 2, "base": {"sha256": "b0"}, "model": {"sha256": "`+path+`"}, `+
 			`"report": {"epochs": [{"eval_loss": 2, "seconds": 10}, {"eval_loss": 1, "seconds": 11}]}, "shuffle_state": "AAAA"}`)
@@ -117,4 +107,17 @@ func writeFile(t *testing.T, path, s string) {
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// demoDir writes a demo directory into dir (a model file of "weights" and
+// a suite of one task) and returns the model file's hash.
+func demoDir(t *testing.T, dir string) File {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, ModelFile), "weights")
+	writeFile(t, filepath.Join(dir, SuiteDir, "000-flat-fix", "task.json"), "{}")
+	f, err := fileOf(filepath.Join(dir, ModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
