@@ -78,6 +78,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if f.transcripts != "" {
+		// Found missing before the runs, not after each of them.
+		if st, err := os.Stat(f.transcripts); err != nil || !st.IsDir() {
+			return fmt.Errorf("--transcripts %s: not an existing directory", f.transcripts)
+		}
+	}
 	live, release, err := f.liveFactory(ctx, stderr)
 	if err != nil {
 		return err

@@ -13,7 +13,8 @@ import (
 
 // TestEvalCommand runs `loop eval` on the built-in seed13 suite: the
 // seed's table with the +verify column, --json that reads back, an HTML
-// page with the chart, and --plan's seed 000 Example 9 line.
+// page with the chart, --plan's seed 000 Example 9 line, and a
+// --transcripts folder that does not exist refused before any run.
 func TestEvalCommand(t *testing.T) {
 	html := filepath.Join(t.TempDir(), "report.html")
 	code, out, errOut := runLoop(t, "eval", "--config", "raw", "--config", "+verify", "--html", html)
@@ -50,6 +51,10 @@ func TestEvalCommand(t *testing.T) {
 	}
 	if code, _, _ := runLoop(t, "eval", "--config", "nonesuch"); code != 2 {
 		t.Errorf("loop eval --config nonesuch exited %d, want 2", code)
+	}
+	missing := filepath.Join(t.TempDir(), "nonesuch")
+	if code, _, errOut := runLoop(t, "eval", "--config", "raw", "--transcripts", missing); code == 0 || !strings.Contains(errOut, missing+": not an existing directory") {
+		t.Errorf("loop eval --transcripts %s exited %d, %q; want an error before the runs that names it", missing, code, errOut)
 	}
 }
 
