@@ -35,9 +35,12 @@
 // reads as a question, so the agent offers no tool that writes files, and
 // the chat shows the tools it offered). Chat i belongs to family i mod the
 // number of families. Drills are families only --families adds: copyfix
-// is the fix family on ladders only, every chat an edit that copies. A call that a model should not have written (a
-// refused sudo, an edit that repeats text found twice, one that breaks the
-// build) is written "weight": 0: shown, not trained.
+// is the fix family on ladders only, every chat an edit that copies;
+// copyrename renames a name through a function of random statements over
+// two-word names and numbers, so that nothing in its edit can be recalled
+// and all of it must be copied. A call that a model should not have
+// written (a refused sudo, an edit that repeats text found twice, one that
+// breaks the build) is written "weight": 0: shown, not trained.
 //
 // Edits that copy: a ladder (a function of one case per threshold) is
 // fixed or renamed by one edit of the whole function, whose old_string and

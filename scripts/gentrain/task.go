@@ -78,6 +78,7 @@ var families = []family{
 // out: they weigh one skill more than the default mix does.
 var drills = []family{
 	{"copyfix", copyFixTask},
+	{"copyrename", copyRenameTask},
 }
 
 // familyNames lists the names of fams.

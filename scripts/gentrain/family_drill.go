@@ -1,0 +1,111 @@
+package main
+
+import (
+	"math/rand/v2"
+	"strings"
+
+	"github.com/loopagent/loop/agent/loop"
+)
+
+// copyRenameTask is the drill of copying: a file of one or two functions
+// whose bodies are random statements over two-word names and numbers,
+// and a rename of one name through one function. Nothing in the function
+// can be recalled from other chats, whatever --names says: its edit's
+// old_string is right only when copied from the file just read, and its
+// new_string only when copied from the old_string with the name changed.
+// The code compiles (every name is read, every call is to a built-in),
+// and the run ends as every edit does: go test, then the answer.
+func copyRenameTask(r *rand.Rand, e env) Task {
+	pkg := pick(r, nameWords)
+	file := pick(r, nameWords) + "_" + pick(r, nameWords) + ".go"
+	n := between(r, 1, 2)
+	names := drillNames(r, 3*n+2) // room for every function's name and locals
+	var decls []string
+	var target drillFunc
+	t := r.IntN(n)
+	for i := range n {
+		f := newDrillFunc(r, names, between(r, 6, 15))
+		if i == t {
+			target = f
+		}
+		decls = append(decls, f.src)
+	}
+	src := gofmt("package " + pkg + "\n\n" + strings.Join(decls, "\n\n") + "\n")
+	from := pick(r, target.vars)
+	to := drillNames(r, 1)[0]
+	for strings.Contains(src, to) {
+		to = drillNames(r, 1)[0]
+	}
+	old, neu, _ := renamed(src, target.name, from, to)
+	show, decl := showFunc(e, file, src, target.name)
+	return Task{
+		Files: []File{{Path: "go.mod", Content: "module " + pkg + "\n\ngo 1.22\n"}, {Path: file, Content: src}},
+		Text: pick(r, []string{
+			"Rename " + from + " to " + to + " in " + target.name + " in " + file + ".",
+			"In " + file + ", rename " + from + " to " + to + " in " + target.name + ".",
+			target.name + " in " + file + ": rename " + from + " to " + to + ".",
+		}),
+		Replies: append(show, editFile(file, old, neu), shell(goTest),
+			"Renamed "+from+" to "+to+" in "+target.name+" ("+file+"). It builds."),
+		Want: loop.Verified, Check: goTest, FirstTool: toolOf(show[0]),
+		Grounds: []string{decl},
+		Variant: "rename",
+	}
+}
+
+// drillFunc is one function of a copy drill: its source, name, and the
+// names its body uses (parameters and locals).
+type drillFunc struct {
+	src, name string
+	vars      []string
+}
+
+// newDrillFunc writes a function of about lines lines of random
+// statements: one to three int parameters and up to two locals, each line
+// an assignment, a condition or a loop over them with numbers from 2 to
+// 199, and a return of their sum, which reads every local.
+func newDrillFunc(r *rand.Rand, pool []string, lines int) drillFunc {
+	name := upper(drillNames(r, 1)[0])
+	vars := pickN(r, pool, between(r, 2, 4))
+	params := vars[:between(r, 1, len(vars)-1)]
+	var b strings.Builder
+	b.WriteString("// " + name + " returns the " + pick(r, nameWords) + " of " + strings.Join(params, " and ") + ".\n")
+	b.WriteString("func " + name + "(" + strings.Join(params, ", ") + " int) int {\n")
+	body := 0
+	for _, v := range vars[len(params):] {
+		b.WriteString("\t" + v + " := " + itoa(between(r, 0, 99)) + "\n")
+		body++
+	}
+	for body < lines {
+		s := drillStatement(r, vars)
+		b.WriteString(s)
+		body += strings.Count(s, "\n")
+	}
+	b.WriteString("\treturn " + strings.Join(vars, " + ") + "\n}")
+	return drillFunc{src: b.String(), name: name, vars: vars}
+}
+
+// drillStatement is one random statement over vars, with its newline.
+func drillStatement(r *rand.Rand, vars []string) string {
+	a, b, n := pick(r, vars), pick(r, vars), itoa(between(r, 2, 199))
+	switch r.IntN(7) {
+	case 0:
+		return "\t" + a + " = " + b + " + " + n + "\n"
+	case 1:
+		return "\t" + a + " += " + b + " * " + n + "\n"
+	case 2:
+		return "\tif " + a + " > " + n + " {\n\t\t" + a + " -= " + b + "\n\t}\n"
+	case 3:
+		return "\t" + a + " = min(" + b + ", " + n + ")\n"
+	case 4:
+		return "\tfor " + a + " < " + n + " {\n\t\t" + a + " += " + b + "\n\t}\n"
+	case 5:
+		return "\t" + a + " = max(" + a + ", " + b + "-" + n + ")\n"
+	}
+	return "\t" + a + " = " + b + " % " + n + "\n"
+}
+
+// drillNames is n distinct names of two of nameWords: "riverTally".
+func drillNames(r *rand.Rand, n int) []string {
+	return env{wide: true}.varNames(r, nil, n)
+}
