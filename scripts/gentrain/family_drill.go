@@ -19,12 +19,13 @@ func copyRenameTask(r *rand.Rand, e env) Task {
 	pkg := pick(r, nameWords)
 	file := pick(r, nameWords) + "_" + pick(r, nameWords) + ".go"
 	n := between(r, 1, 2)
-	names := drillNames(r, 3*n+2) // room for every function's name and locals
+	vars := drillNames(r, 3*n+2) // each function's parameters and locals are 2 to 4 of these
+	funcs := drillNames(r, n)    // distinct, so that the package builds
 	var decls []string
 	var target drillFunc
 	t := r.IntN(n)
 	for i := range n {
-		f := newDrillFunc(r, names, between(r, 6, 15))
+		f := newDrillFunc(r, upper(funcs[i]), vars, between(r, 6, 15))
 		if i == t {
 			target = f
 		}
@@ -60,12 +61,11 @@ type drillFunc struct {
 	vars      []string
 }
 
-// newDrillFunc writes a function of about lines lines of random
+// newDrillFunc writes function name, of about lines lines of random
 // statements: one to three int parameters and up to two locals, each line
 // an assignment, a condition or a loop over them with numbers from 2 to
 // 199, and a return of their sum, which reads every local.
-func newDrillFunc(r *rand.Rand, pool []string, lines int) drillFunc {
-	name := upper(drillNames(r, 1)[0])
+func newDrillFunc(r *rand.Rand, name string, pool []string, lines int) drillFunc {
 	vars := pickN(r, pool, between(r, 2, 4))
 	params := vars[:between(r, 1, len(vars)-1)]
 	var b strings.Builder
