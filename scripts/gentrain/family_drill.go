@@ -62,7 +62,7 @@ type drillFunc struct {
 }
 
 // newDrillFunc writes function name, of about lines lines of random
-// statements: one to three int parameters and up to two locals, each line
+// statements: one to three int parameters and one to three locals, each line
 // an assignment, a condition or a loop over them with numbers from 2 to
 // 199, and a return of their sum, which reads every local.
 func newDrillFunc(r *rand.Rand, name string, pool []string, lines int) drillFunc {
