@@ -19,6 +19,7 @@ import (
 	"github.com/loopagent/loop/agent/chat"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/sandbox"
+	"github.com/loopagent/loop/agent/tools"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -331,56 +332,46 @@ func readTree(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// TestCopyRename checks the copy drill: its edit's old_string is text of
-// the file, 6 lines or more, its new_string is the old_string with one
-// name changed to a name the file does not hold, both names are two
-// words of nameWords, and the run goes to plan through the real loop (the
-// code builds: go test passes).
+// TestCopyRename checks the copy drill through the real loop: its edit's
+// old_string is 6 or more lines of the file, its new_string is the
+// old_string with the task's name renamed to one the file does not hold,
+// both names are two words, and the run goes to plan (the code builds:
+// go test passes).
 func TestCopyRename(t *testing.T) {
 	g := generator{fams: []family{{"copyrename", copyRenameTask}}, seed: 3, window: 4096}
-	text := regexp.MustCompile(`rename ([a-z]+[A-Z][a-z]+) to ([a-z]+[A-Z][a-z]+)`)
-	for i := range 8 {
+	text := regexp.MustCompile(`(?i)rename ([a-z]+[A-Z][a-z]+) to ([a-z]+[A-Z][a-z]+)`)
+	for i := range 6 {
 		task := g.trainTask(i)
-		m := text.FindStringSubmatch(strings.ToLower(task.Text[:1]) + task.Text[1:])
+		c, err := transcriptOf(context.Background(), task, g.window)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := text.FindStringSubmatch(task.Text)
 		if m == nil {
 			t.Fatalf("task %d: %q names no rename of two-word names", i, task.Text)
 		}
-		var args struct{ Path, OldString, NewString string }
-		for _, r := range task.Replies {
-			if toolOf(r) == "edit_file" {
-				body := strings.TrimSuffix(strings.TrimPrefix(r, "<tool_call>\n"), "\n</tool_call>")
-				var c struct {
-					Arguments struct {
-						Path      string `json:"path"`
-						OldString string `json:"old_string"`
-						NewString string `json:"new_string"`
-					} `json:"arguments"`
+		var edits []tools.EditFileParams
+		for _, msg := range c.Messages {
+			for _, call := range msg.ToolCalls {
+				var p tools.EditFileParams
+				if call.Function.Name == "edit_file" && json.Unmarshal([]byte(call.Function.Arguments), &p) == nil {
+					edits = append(edits, p)
 				}
-				if err := json.Unmarshal([]byte(body), &c); err != nil {
-					t.Fatalf("task %d: edit call %q: %v", i, r, err)
-				}
-				args.Path, args.OldString, args.NewString = c.Arguments.Path, c.Arguments.OldString, c.Arguments.NewString
 			}
 		}
-		var src string
-		for _, f := range task.Files {
-			if f.Path == args.Path {
-				src = f.Content
-			}
+		if len(edits) != 1 {
+			t.Fatalf("task %d: %d edits, want 1", i, len(edits))
 		}
-		word := regexp.MustCompile(`\b` + m[1] + `\b`)
+		e := edits[0]
+		src := task.Files[1].Content
 		switch {
-		case src == "":
-			t.Errorf("task %d: no edit of a file of the task (%q)", i, args.Path)
-		case !strings.Contains(src, args.OldString) || strings.Count(args.OldString, "\n") < 5:
-			t.Errorf("task %d: old_string is not 6 or more lines of %s:\n%s", i, args.Path, args.OldString)
-		case strings.Contains(src, m[2]) || word.ReplaceAllString(args.OldString, m[2]) != args.NewString || args.NewString == args.OldString:
-			t.Errorf("task %d: new_string is not old_string with %s renamed to a new %s:\n%s", i, m[1], m[2], args.NewString)
-		}
-	}
-	for i := range 2 {
-		if _, err := transcriptOf(context.Background(), g.trainTask(i), g.window); err != nil {
-			t.Error(err)
+		case task.Files[1].Path != e.Path:
+			t.Errorf("task %d: the edit is of %s, not of %s", i, e.Path, task.Files[1].Path)
+		case !strings.Contains(src, e.OldString) || strings.Count(e.OldString, "\n") < 5:
+			t.Errorf("task %d: old_string is not 6 or more lines of %s:\n%s", i, e.Path, e.OldString)
+		case strings.Contains(src, m[2]) || e.NewString == e.OldString ||
+			regexp.MustCompile(`\b`+m[1]+`\b`).ReplaceAllString(e.OldString, m[2]) != e.NewString:
+			t.Errorf("task %d: new_string is not old_string with %s renamed to a new %s:\n%s", i, m[1], m[2], e.NewString)
 		}
 	}
 }
