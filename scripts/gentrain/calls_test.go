@@ -231,6 +231,8 @@ func TestFlags(t *testing.T) {
 		{"nothing to do", []string{"--n", "1"}, "nothing to do"},
 		{"unknown family", []string{"--out", "x.jsonl", "--families", "read,poetry"}, `unknown family "poetry"`},
 		{"seed too big", []string{"--out", "x.jsonl", "--seed", "4294967296"}, "--seed"},
+		{"copy with tasks", []string{"--copy", "--out", "x.jsonl", "--tasks", "held"}, "--copy"},
+		{"copy with families", []string{"--copy", "--out", "x.jsonl", "--families", "read"}, "--copy"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

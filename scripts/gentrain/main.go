@@ -42,6 +42,13 @@
 // written (a refused sudo, an edit that repeats text found twice, one that
 // breaks the build) is written "weight": 0: shown, not trained.
 //
+// Copy chats (--copy): no agent, no tools; the user gives 3 to 6 lines
+// "name = name + N" of two-word names, the assistant writes them again.
+// They are the first stage of a model trained from random weights, where
+// nothing but copying lowers the loss: the agent's chats come after, so
+// that the model copies their names from its context rather than learning
+// them by heart.
+//
 // Edits that copy: a ladder (a function of one case per threshold) is
 // fixed or renamed by one edit of the whole function, whose old_string and
 // new_string span 10 lines and more of the file just read, up to 40 or
@@ -112,6 +119,7 @@ type genFlags struct {
 	template string
 	retry    float64
 	names    string
+	copy     bool
 }
 
 func main() {
@@ -138,6 +146,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVarP(&f.window, "ctx-size", "c", 4096, "the context size `loop run -c` will use: it sets the tools' read and output limits")
 	fs.Float64Var(&f.retry, "retry-share", 0, "share of the training chats that open with a broken call the loop sends back (retry.go)")
 	fs.StringVar(&f.names, "names", "small", "names of functions, parameters, constants and settings: small (a few per kind) or wide (two words of 160, which only copying gets right)")
+	fs.BoolVar(&f.copy, "copy", false, "write copy chats to --out instead of agent transcripts: the user gives 3 to 6 lines of two-word names and numbers, the assistant writes them again (copy.go)")
 	fs.StringVar(&f.template, "template", "", "chat template (.jinja) to render the chats with for the length report (default: characters of the JSON)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -147,6 +156,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if f.seed >= 1<<32 || f.n < 0 || f.nTasks < 0 || f.n >= heldOutBit || f.nTasks >= heldOutBit {
 		return errors.New("--seed must be below 2^32, --n and --n-tasks between 0 and 2^31")
+	}
+	if f.copy {
+		if f.out == "" || f.tasksDir != "" || len(f.families) > 0 {
+			return errors.New("--copy writes training chats only: give --out FILE, and no --tasks or --families")
+		}
+		return writeCopyChats(f.out, f.seed, f.n, stderr)
 	}
 	if f.names != "small" && f.names != "wide" {
 		return fmt.Errorf("--names %q: want small or wide", f.names)

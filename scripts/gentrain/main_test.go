@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -373,5 +374,76 @@ func TestCopyRename(t *testing.T) {
 			regexp.MustCompile(`\b`+m[1]+`\b`).ReplaceAllString(e.OldString, m[2]) != e.NewString:
 			t.Errorf("task %d: new_string is not old_string with %s renamed to a new %s:\n%s", i, m[1], m[2], e.NewString)
 		}
+	}
+}
+
+// TestCopyChats writes copy chats through the command line and reads them
+// back as loop train does: two messages each, the assistant's the user's
+// lines again, lines of two-word names and numbers drawn wide, the same
+// bytes for the same seed and others for another.
+func TestCopyChats(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, seed int) []byte {
+		t.Helper()
+		out := filepath.Join(dir, name)
+		var stdout, stderr strings.Builder
+		if err := run(context.Background(), []string{"--copy", "--out", out, "--n", "300", "--seed", fmt.Sprint(seed)}, &stdout, &stderr); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	a, again, other := write("a.jsonl", 1), write("again.jsonl", 1), write("other.jsonl", 2)
+	if !bytes.Equal(a, again) {
+		t.Error("the same seed wrote other chats")
+	}
+	if bytes.Equal(a, other) {
+		t.Error("seeds 1 and 2 wrote the same chats")
+	}
+	line := regexp.MustCompile(`^([a-z]+[A-Z][a-z]+) = ([a-z]+[A-Z][a-z]+) \+ ([0-9]+)$`)
+	names := map[string]bool{}
+	rows := strings.Split(strings.TrimSuffix(string(a), "\n"), "\n")
+	if len(rows) != 300 {
+		t.Fatalf("%d chats, want 300", len(rows))
+	}
+	for i, row := range rows {
+		var raw struct {
+			Messages json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal([]byte(row), &raw); err != nil {
+			t.Fatalf("chat %d: %v", i, err)
+		}
+		msgs, err := chat.ParseMessages(raw.Messages)
+		if err != nil {
+			t.Fatalf("chat %d: %v", i, err)
+		}
+		if len(msgs) != 2 || msgs[0].Role != "user" || msgs[1].Role != "assistant" {
+			t.Fatalf("chat %d: %+v, want a user's message and an assistant's", i, msgs)
+		}
+		text, ok := strings.CutPrefix(msgs[0].Content, copyPrompt)
+		if !ok || msgs[1].Content != text {
+			t.Fatalf("chat %d: the assistant writes %q for %q", i, msgs[1].Content, msgs[0].Content)
+		}
+		ls := strings.Split(text, "\n")
+		if len(ls) < 3 || len(ls) > 6 {
+			t.Errorf("chat %d: %d lines, want 3 to 6", i, len(ls))
+		}
+		for _, l := range ls {
+			m := line.FindStringSubmatch(l)
+			if m == nil {
+				t.Fatalf("chat %d: line %q is not name = name + N", i, l)
+			}
+			if n, _ := strconv.Atoi(m[3]); n < 2 || n > 199 {
+				t.Errorf("chat %d: line %q: number outside 2..199", i, l)
+			}
+			names[m[1]], names[m[2]] = true, true
+		}
+	}
+	// 300 chats of 3 to 6 lines hold about 2,700 names of some 25,000.
+	if len(names) < 2000 {
+		t.Errorf("%d distinct names in 300 chats, want 2,000 or more", len(names))
 	}
 }
