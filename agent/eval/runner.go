@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,6 +85,9 @@ func (r Runner) Run(ctx context.Context, suite *Suite, configs []Config) (*Repor
 				specs = append(specs, RunSpec{Scenario: sc, Config: cfg, Seed: seed})
 			}
 		}
+	}
+	if err := r.checkTranscripts(specs); err != nil {
+		return nil, err
 	}
 	results := make([]Result, len(specs))
 	errs := make([]error, len(specs))
@@ -177,12 +181,37 @@ func newAgent(m model.Model, spec RunSpec, dir string, window int) (*loop.Agent,
 	return a, evs, err
 }
 
+// transcriptName is the file in Transcripts that keeps a run's events.
+func transcriptName(spec RunSpec) string {
+	return fmt.Sprintf("%s.%s.%d.jsonl", fileName(spec.Scenario.Name), fileName(spec.Config.Name), spec.Seed)
+}
+
+// checkTranscripts refuses, before any run, a Transcripts directory that
+// already holds a file one of the runs would write: a transcript is never
+// overwritten, and a refusal after the runs would lose their results.
+func (r Runner) checkTranscripts(specs []RunSpec) error {
+	if r.Transcripts == "" {
+		return nil
+	}
+	for _, spec := range specs {
+		path := filepath.Join(r.Transcripts, transcriptName(spec))
+		_, err := os.Lstat(path)
+		if err == nil {
+			return &Error{Op: "write transcript", Subject: path, Err: errors.New("already exists (a transcript is never overwritten): give another directory, or empty this one")}
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return &Error{Op: "write transcript", Subject: path, Err: err}
+		}
+	}
+	return nil
+}
+
 // keep writes a run's events to Transcripts.
 func (r Runner) keep(spec RunSpec, evs []transcript.Event) error {
 	if r.Transcripts == "" {
 		return nil
 	}
-	name := fmt.Sprintf("%s.%s.%d.jsonl", fileName(spec.Scenario.Name), fileName(spec.Config.Name), spec.Seed)
+	name := transcriptName(spec)
 	w, err := transcript.Create(filepath.Join(r.Transcripts, name))
 	if err != nil {
 		return &Error{Op: "write transcript", Subject: name, Err: err}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -14,7 +15,8 @@ import (
 // TestEvalCommand runs `loop eval` on the built-in seed13 suite: the
 // seed's table with the +verify column, --json that reads back, an HTML
 // page with the chart, --plan's seed 000 Example 9 line, and a
-// --transcripts folder that does not exist refused before any run.
+// --transcripts folder that does not exist, or that holds a transcript a
+// run would write, refused before any run.
 func TestEvalCommand(t *testing.T) {
 	html := filepath.Join(t.TempDir(), "report.html")
 	code, out, errOut := runLoop(t, "eval", "--config", "raw", "--config", "+verify", "--html", html)
@@ -55,6 +57,16 @@ func TestEvalCommand(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nonesuch")
 	if code, _, errOut := runLoop(t, "eval", "--config", "raw", "--transcripts", missing); code == 0 || !strings.Contains(errOut, missing+": not an existing directory") {
 		t.Errorf("loop eval --transcripts %s exited %d, %q; want an error before the runs that names it", missing, code, errOut)
+	}
+	kept := t.TempDir()
+	if code, _, errOut := runLoop(t, "eval", "--config", "raw", "--transcripts", kept); code != 0 {
+		t.Fatalf("loop eval --transcripts exited %d: %s", code, errOut)
+	}
+	before, _ := os.ReadDir(kept)
+	code, out, errOut = runLoop(t, "eval", "--config", "raw", "--config", "+verify", "--transcripts", kept)
+	after, _ := os.ReadDir(kept)
+	if code == 0 || !regexp.MustCompile(regexp.QuoteMeta(kept+"/")+`\S+\.raw\.0\.jsonl: already exists`).MatchString(errOut) || out != "" || len(after) != len(before) {
+		t.Errorf("loop eval into a folder holding its transcripts exited %d, %q, wrote %d files after %d; want an error before the runs that names a transcript", code, errOut, len(after), len(before))
 	}
 }
 
