@@ -3,6 +3,7 @@
 // minutes without training (make trained rebuilds it):
 //
 //	go run ./scripts/demomodel write --dir demo [--stage CKPT...] --checkpoint CKPT --eval NAME=EVAL.json... [--seconds NAME=S...] [--recipe FILE] [--why FILE]
+//	go run ./scripts/demomodel reeval --dir demo --eval NAME=EVAL.json... --note WHY
 //	go run ./scripts/demomodel check --dir demo
 //	go run ./scripts/demomodel show --dir demo
 //
@@ -15,7 +16,9 @@
 // the trainer's sources at the recipe's commit, and writes
 // demo/manifest.json. check reads it back and compares the model file's
 // size and SHA-256 and the held-out suite's with it: the file the
-// repository holds is the file the manifest describes. show checks, then
+// repository holds is the file the manifest describes. reeval replaces the
+// evaluation with one measured again on the suite as it is now (after its
+// pass conditions changed), saying why. show checks, then
 // prints the losses and the evaluation the manifest recorded.
 package main
 
@@ -75,6 +78,9 @@ type Manifest struct {
 	Stages []json.RawMessage `json:"earlier_stages,omitempty"`
 	// Eval is the evaluation of the model on the held-out suite, by name.
 	Eval []Eval `json:"eval"`
+	// EvalNote says why Eval was measured after the training (demomodel
+	// reeval): empty when the recipe's own evaluation stands.
+	EvalNote string `json:"eval_note,omitempty"`
 }
 
 // Eval is one `loop eval --json` run, without its per-run results.
@@ -213,8 +219,19 @@ func run(args []string, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "wrote %s (model sha256 %s)\n", filepath.Join(*dir, ManifestFile), m.Model.SHA256)
 		return nil
+	case "reeval":
+		evals := fs.StringArray("eval", nil, "NAME=FILE: a loop eval --json report of the shipped model on the suite as it is now")
+		note := fs.String("note", "", "why the evaluation was measured again")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if _, err := Reeval(*dir, *evals, *note); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s: the evaluation measured again\n", filepath.Join(*dir, ManifestFile))
+		return nil
 	}
-	return fmt.Errorf("unknown command %q: want write, check or show", args[0])
+	return fmt.Errorf("unknown command %q: want write, reeval, check or show", args[0])
 }
 
 // Inputs are what Write reads besides the demo directory.
@@ -457,6 +474,9 @@ func Show(w io.Writer, m *Manifest) error {
 		}
 		fmt.Fprintf(w, " by epoch (%.0f s of training)\n", secs)
 	}
+	if m.EvalNote != "" {
+		fmt.Fprintf(w, "evaluation measured again: %s\n", m.EvalNote)
+	}
 	for _, e := range m.Eval {
 		fmt.Fprintf(w, "%s: %d tasks x %d seeds, pass rate with its 95%% Wilson interval:\n", e.Name, e.Scenarios, e.Seeds)
 		var configs []string
@@ -500,6 +520,54 @@ func Show(w io.Writer, m *Manifest) error {
 // Check reads dir's manifest and checks that the model file and the suite
 // are those it describes.
 func Check(dir string) (*Manifest, error) {
+	m, err := checkModel(dir)
+	if err != nil {
+		return nil, err
+	}
+	suite, err := hashTree(filepath.Join(dir, SuiteDir))
+	if err != nil {
+		return nil, err
+	}
+	if suite != m.Suite {
+		return nil, fmt.Errorf("%s: sha256 %s; %s says %s", filepath.Join(dir, SuiteDir), suite, filepath.Join(dir, ManifestFile), m.Suite)
+	}
+	return m, nil
+}
+
+// Reeval measures the shipped model again: it keeps dir's manifest (the
+// model, which must be the manifest's, the recipe, the training) and
+// replaces its evaluations with the reports given, measured on dir's
+// suite as it is now, whose hash it records, with note saying why. It is
+// for a suite whose pass conditions changed after the model was trained:
+// the same held-out tasks, judged otherwise.
+func Reeval(dir string, evals []string, note string) (*Manifest, error) {
+	m, err := checkModel(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(evals) == 0 || note == "" {
+		return nil, errors.New("reeval: give --eval NAME=FILE and a --note saying why")
+	}
+	if m.Suite, err = hashTree(filepath.Join(dir, SuiteDir)); err != nil {
+		return nil, err
+	}
+	m.Eval, m.EvalNote = nil, note
+	for _, e := range evals {
+		ev, err := readEval(filepath.Join(dir, SuiteDir), e)
+		if err != nil {
+			return nil, err
+		}
+		m.Eval = append(m.Eval, ev)
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return m, os.WriteFile(filepath.Join(dir, ManifestFile), append(out, '\n'), 0o644)
+}
+
+// checkModel reads dir's manifest and compares the model file with it.
+func checkModel(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -516,13 +584,6 @@ func Check(dir string) (*Manifest, error) {
 	if got.Size != m.Model.Size || got.SHA256 != m.Model.SHA256 {
 		return nil, fmt.Errorf("%s: %d bytes, sha256 %s; %s says %d bytes, sha256 %s",
 			filepath.Join(dir, ModelFile), got.Size, got.SHA256, path, m.Model.Size, m.Model.SHA256)
-	}
-	suite, err := hashTree(filepath.Join(dir, SuiteDir))
-	if err != nil {
-		return nil, err
-	}
-	if suite != m.Suite {
-		return nil, fmt.Errorf("%s: sha256 %s; %s says %s", filepath.Join(dir, SuiteDir), suite, path, m.Suite)
 	}
 	return &m, nil
 }

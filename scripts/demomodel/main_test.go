@@ -121,3 +121,38 @@ func demoDir(t *testing.T, dir string) File {
 	}
 	return f
 }
+
+// TestReeval shows that reeval takes a suite whose pass conditions
+// changed: Check refuses the changed suite, reeval records its hash, the
+// new evaluation and why, and Check passes again; a model file other
+// than the manifest's is refused.
+func TestReeval(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := t.TempDir()
+	f := demoDir(t, dir)
+	writeFile(t, filepath.Join(ckpt, "manifest.json"), `{"format": 1, "epoch": 1, "model": {"path": "m", "size": 7, "sha256": "`+f.SHA256+`"}}`)
+	report := filepath.Join(t.TempDir(), "eval.json")
+	writeFile(t, report, `{"suite": "suite", "seeds": 3, "scenarios": [], "configs": [], "results": [], "summaries": [], "comparisons": []}`)
+	t.Chdir("../..")
+	if _, err := Write(dir, Inputs{Checkpoint: ckpt, Recipe: "scripts/train-demo.sh"}); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, SuiteDir, "000-flat-fix", "scenario.json"), `{"pass": {"check": "stricter"}}`)
+	if _, err := Check(dir); err == nil {
+		t.Fatal("Check took a changed suite")
+	}
+	if _, err := Reeval(dir, []string{"held-out=" + report}, "stricter checks"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Check(dir)
+	if err != nil {
+		t.Fatalf("after reeval: %v", err)
+	}
+	if m.EvalNote != "stricter checks" || len(m.Eval) != 1 || m.Eval[0].Seeds != 3 || len(m.Training) == 0 {
+		t.Errorf("after reeval: note %q, %d evals, training %d bytes; want the note, one eval of 3 seeds, the training kept", m.EvalNote, len(m.Eval), len(m.Training))
+	}
+	writeFile(t, filepath.Join(dir, ModelFile), "other")
+	if _, err := Reeval(dir, []string{"held-out=" + report}, "x"); err == nil || !strings.Contains(err.Error(), ModelFile) {
+		t.Errorf("reeval of another model file: got %v, want an error naming %s", err, ModelFile)
+	}
+}

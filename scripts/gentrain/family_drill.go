@@ -48,9 +48,10 @@ func copyRenameTask(r *rand.Rand, e env) Task {
 		}),
 		Replies: append(show, editFile(file, old, neu), shell(goTest),
 			"Renamed "+from+" to "+to+" in "+target.name+" ("+file+"). It builds."),
-		Want: loop.Verified, Check: goTest, FirstTool: toolOf(show[0]),
-		Grounds: []string{decl},
-		Variant: "rename",
+		Want: loop.Verified, Check: goTest, PassCheck: renameCheck(file, target.name, from, to),
+		FirstTool: toolOf(show[0]),
+		Grounds:   []string{decl},
+		Variant:   "rename",
 	}
 }
 

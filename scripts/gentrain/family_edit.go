@@ -95,9 +95,10 @@ func renameTask(r *rand.Rand, e env) Task {
 		}),
 		Replies: append(show, editFile(file, old, neu), shell(goTest),
 			"Renamed "+target.param+" to "+to+" in "+target.fn+" ("+file+"), "+itoa(lines)+" lines in all. The tests pass."),
-		Want: loop.Verified, Check: goTest, FirstTool: toolOf(show[0]),
-		Grounds: []string{decl},
-		Variant: map[bool]string{true: "copy", false: "short"}[strings.Contains(target.bad, "\n")],
+		Want: loop.Verified, Check: goTest, PassCheck: renameCheck(file, target.fn, target.param, to),
+		FirstTool: toolOf(show[0]),
+		Grounds:   []string{decl},
+		Variant:   map[bool]string{true: "copy", false: "short"}[strings.Contains(target.bad, "\n")],
 	}
 }
 
@@ -148,4 +149,13 @@ func paramOf(src, fn string) string {
 	decl := lineWith(src, "func "+fn+"(")
 	rest := strings.TrimPrefix(decl, "func "+fn+"(")
 	return strings.FieldsFunc(rest, func(c rune) bool { return c == ' ' || c == ',' || c == ')' })[0]
+}
+
+// renameCheck is a rename's pass condition: the tests pass, and function
+// fn in file names to and no longer from (as a word; its doc comment
+// aside). The tests pass before the rename too, so they alone show
+// nothing.
+func renameCheck(file, fn, from, to string) string {
+	body := "sed -n '/^func " + fn + "(/,/^}/p' " + file
+	return goTest + " && " + body + " | grep -qw " + to + " && ! " + body + " | grep -qw " + from
 }

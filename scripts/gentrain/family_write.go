@@ -2,6 +2,7 @@ package main
 
 import (
 	"math/rand/v2"
+	"path"
 	"slices"
 	"strings"
 
@@ -109,7 +110,10 @@ func newTestTask(r *rand.Rand, e env) Task {
 		Replies: append(show, writeFile(testPath, content), shell(goTest),
 			"Wrote "+f.testName+" in "+testPath+": it checks one call of "+f.fn+". The tests pass."),
 		Want: loop.Verified, Check: goTest, FirstTool: toolOf(show[0]),
-		Grounds: []string{decl, "ok  \t"},
-		Variant: toolOf(show[0]),
+		// The tests pass before the new one too: the pass condition
+		// also wants a test file of the package that calls the function.
+		PassCheck: goTest + " && grep -qE '(^|[^A-Za-z0-9_])" + f.fn + "\\(' " + path.Dir(testPath) + "/*_test.go",
+		Grounds:   []string{decl, "ok  \t"},
+		Variant:   toolOf(show[0]),
 	}
 }

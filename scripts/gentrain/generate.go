@@ -207,8 +207,12 @@ type scenarioCall struct {
 
 // writeScenario writes td/scenario.json for task t.
 func writeScenario(td string, t Task) error {
+	check := t.Check
+	if t.PassCheck != "" {
+		check = t.PassCheck
+	}
 	sc := scenarioFile{Name: filepath.Base(td), Task: t.Text, MaxSteps: 2*len(t.Replies) + 2,
-		Pass: scenarioPass{Verified: t.Want == loop.Verified, Check: t.Check, Answer: t.Answer}}
+		Pass: scenarioPass{Verified: t.Want == loop.Verified, Check: check, Answer: t.Answer}}
 	if t.FirstTool != "" {
 		sc.Pass.Calls = []scenarioCall{{Name: t.FirstTool}}
 	}

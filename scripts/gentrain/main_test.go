@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopagent/loop/agent/chat"
+	"github.com/loopagent/loop/agent/eval"
 	"github.com/loopagent/loop/agent/loop"
 	"github.com/loopagent/loop/agent/sandbox"
 	"github.com/loopagent/loop/agent/tools"
@@ -445,5 +446,86 @@ func TestCopyChats(t *testing.T) {
 	// 300 chats of 3 to 6 lines hold about 2,700 names of some 25,000.
 	if len(names) < 2000 {
 		t.Errorf("%d distinct names in 300 chats, want 2,000 or more", len(names))
+	}
+}
+
+// TestPassChecks writes the demo recipe's held-out tasks and a few rename
+// drills, and runs each scenario's pass condition twice through
+// agent/eval, as loop eval judges it: on the untouched workspace it must
+// fail (a task the tests already pass is passed by doing nothing), and
+// after the task's reference replies, scripted through the real loop, it
+// must pass.
+func TestPassChecks(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	g := generator{fams: families, seed: 1, window: 4096, retry: 0.3}
+	if _, err := g.writeHeldOut(ctx, dir, 1000, 40); err != nil {
+		t.Fatal(err)
+	}
+	drills := generator{fams: []family{{"copyrename", copyRenameTask}}, seed: 3, window: 4096}
+	if _, err := drills.writeHeldOut(ctx, filepath.Join(dir, "drills"), 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	var tasks []string
+	for _, pattern := range []string{"*/task.json", "drills/*/task.json"} {
+		m, _ := filepath.Glob(filepath.Join(dir, pattern))
+		tasks = append(tasks, m...)
+	}
+	checked := 0
+	for _, tf := range tasks {
+		td := filepath.Dir(tf)
+		var task taskFile
+		var sc map[string]any
+		if err := json.Unmarshal([]byte(readTree(t, td)["task.json"]), &task); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(readTree(t, td)["scenario.json"]), &sc); err != nil {
+			t.Fatal(err)
+		}
+		// The reference replies as a scripted model, judged below by loop
+		// eval's runner.
+		sc["replies"] = task.Reference
+		b, err := json.Marshal(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(td, "scenario.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check, _ := sc["pass"].(map[string]any)["check"].(string)
+		if check == "" {
+			continue
+		}
+		checked++
+		// Before: the pass condition on the workspace as the agent finds it.
+		ws := t.TempDir()
+		if err := os.CopyFS(ws, os.DirFS(filepath.Join(td, "workspace"))); err != nil {
+			t.Fatal(err)
+		}
+		if code, err := sandbox.Run(sandbox.Command{Args: []string{"sh", "-c", check}, Dir: ws}, nil); err == nil && code == 0 {
+			t.Errorf("%s: %q passes before any change", filepath.Base(td), check)
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("%d of %d held-out tasks have a pass check, want 20 or more", checked, len(tasks))
+	}
+	full, err := eval.LookupConfig("full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, filepath.Join(dir, "drills")} {
+		suite, err := eval.LoadSuite(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := eval.Runner{Parallel: 4, Window: 4096}.Run(ctx, suite, []eval.Config{full})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Results {
+			if !r.Pass {
+				t.Errorf("%s: the reference replies fail: %s", r.Scenario, r.Reason)
+			}
+		}
 	}
 }

@@ -34,6 +34,11 @@ type Task struct {
 	// Check is the command that verifies a fix ("" when the task changes
 	// nothing).
 	Check string
+	// PassCheck, when set, is the held-out scenario's pass condition in
+	// place of Check: for a task whose tests pass before the work (a
+	// rename, a new test), a command that fails until the work is done.
+	// The runs' gate still runs Check.
+	PassCheck string
 	// Answer is a regular expression a correct final answer matches (""
 	// when the check decides).
 	Answer string
