@@ -112,7 +112,7 @@ func newTestTask(r *rand.Rand, e env) Task {
 		Want: loop.Verified, Check: goTest, FirstTool: toolOf(show[0]),
 		// The tests pass before the new one too: the pass condition
 		// also wants a test file of the package that calls the function.
-		PassCheck: goTest + " && grep -qE '(^|[^A-Za-z0-9_])" + f.fn + "\\(' " + path.Dir(testPath) + "/*_test.go",
+		PassCheck: goTest + " && grep -qE '(^|[^A-Za-z0-9_])" + f.fn + "[(]' " + path.Dir(testPath) + "/*_test.go",
 		Grounds:   []string{decl, "ok  \t"},
 		Variant:   toolOf(show[0]),
 	}

@@ -497,6 +497,9 @@ func TestPassChecks(t *testing.T) {
 			continue
 		}
 		checked++
+		if strings.ContainsAny(check, `"\`) {
+			t.Errorf("%s: %q holds a quote or a backslash, which scenario.json escapes and scripts/demo.sh reads as they are", filepath.Base(td), check)
+		}
 		// Before: the pass condition on the workspace as the agent finds it.
 		ws := t.TempDir()
 		if err := os.CopyFS(ws, os.DirFS(filepath.Join(td, "workspace"))); err != nil {
