@@ -286,18 +286,25 @@ func Write(dir string, in Inputs) (*Manifest, error) {
 		}
 		m.Seconds[name] = f
 	}
-	for _, e := range in.Evals {
+	return m, m.save(dir, in.Evals)
+}
+
+// save sets the manifest's evaluations to the loop eval reports evals
+// (NAME=FILE), grouped by dir's suite, and writes it into dir.
+func (m *Manifest) save(dir string, evals []string) error {
+	m.Eval = nil
+	for _, e := range evals {
 		ev, err := readEval(filepath.Join(dir, SuiteDir), e)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		m.Eval = append(m.Eval, ev)
 	}
 	out, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return m, os.WriteFile(filepath.Join(dir, ManifestFile), append(out, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, ManifestFile), append(out, '\n'), 0o644)
 }
 
 // readStages reads the checkpoint manifests of the stages before the last
@@ -551,19 +558,8 @@ func Reeval(dir string, evals []string, note string) (*Manifest, error) {
 	if m.Suite, err = hashTree(filepath.Join(dir, SuiteDir)); err != nil {
 		return nil, err
 	}
-	m.Eval, m.EvalNote = nil, note
-	for _, e := range evals {
-		ev, err := readEval(filepath.Join(dir, SuiteDir), e)
-		if err != nil {
-			return nil, err
-		}
-		m.Eval = append(m.Eval, ev)
-	}
-	out, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return m, os.WriteFile(filepath.Join(dir, ManifestFile), append(out, '\n'), 0o644)
+	m.EvalNote = note
+	return m, m.save(dir, evals)
 }
 
 // checkModel reads dir's manifest and compares the model file with it.

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"strings"
 
 	"github.com/loopagent/loop/agent/chat"
@@ -36,26 +34,20 @@ func copyChat(seed uint64, i int) []chat.Message {
 // writeCopyChats writes n copy chats of seed to path, one JSON line each,
 // {"messages": [...]}, and reports the count on stderr.
 func writeCopyChats(path string, seed uint64, n int, stderr io.Writer) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	for i := 0; i < n && err == nil; i++ {
-		var b []byte
-		b, err = marshalNoEscape(struct {
-			Messages []chat.Message `json:"messages"`
-		}{copyChat(seed, i)})
-		if err == nil {
-			_, err = w.Write(append(b, '\n'))
+	err := writeBuffered(path, func(w io.Writer) error {
+		for i := range n {
+			b, err := marshalNoEscape(struct {
+				Messages []chat.Message `json:"messages"`
+			}{copyChat(seed, i)})
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(append(b, '\n')); err != nil {
+				return err
+			}
 		}
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+		return nil
+	})
 	if err != nil {
 		return err
 	}

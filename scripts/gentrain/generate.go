@@ -80,24 +80,36 @@ func (g generator) writeChats(ctx context.Context, path string, n int, tmpl stri
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	var lengths []chatLength
+	err = writeBuffered(path, func(w io.Writer) error {
+		var err error
+		lengths, err = g.chats(ctx, w, n, r)
 		return err
-	}
-	w := bufio.NewWriter(f)
-	lengths, err := g.chats(ctx, w, n, r)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "%d chats in %s\n", n, path)
 	report(stderr, lengths, r.what())
 	return nil
+}
+
+// writeBuffered creates path and writes it through a buffer with write,
+// reporting the first error of the writes, the flush and the close.
+func writeBuffered(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // heldOutTasks are the held-out tasks: n tasks of seeds from the held-out
