@@ -20,7 +20,10 @@
 // exactly as the loop offers them; chat.ParseMessages and chat.ParseTools
 // read them back. The held-out tasks are one directory each,
 // NNN-SHAPE-FAMILY, with the workspace's files, a task.json and a
-// scenario.json for loop eval (see writeHeldOut).
+// scenario.json for loop eval (see writeHeldOut). A scenario passes only
+// when its work is done: a task whose tests pass before it (a rename, a
+// new test) has a pass condition of its own (Task.PassCheck) that fails
+// on the untouched workspace.
 //
 // The families (--families, default all): read (read a file and answer),
 // fix (fix an off-by-one or a wrong operator and run go test ./...),
