@@ -55,6 +55,10 @@ import (
 // longest first, down to one token.
 const lookupN = 4
 
+// clock times the steps that pace drafting; a test sets one whose steps
+// all take the same time, so that its drafting does not depend on load.
+var clock = time.Now
+
 // maxBackoff bounds the tokens the drafter skips after drafts that failed.
 const maxBackoff = 128
 
@@ -185,7 +189,7 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			room := min(c.SeqSize()-slot.Len()-1, c.BatchSize()-1)
 			draft, used = d.next(slot, req, tok, room, inCall)
 		}
-		start := time.Now()
+		start := clock()
 		if len(draft) == 0 {
 			if err := slot.Append(ctx, tok); err != nil {
 				if errors.Is(err, llama.ErrContextFull) {
@@ -195,7 +199,7 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 			}
 			res.Decodes++
 			tok, err = sampleAt(c, req, res, -1)
-			t := time.Since(start)
+			t := clock().Sub(start)
 			for _, p := range paces {
 				p.plain(t)
 			}
@@ -206,7 +210,7 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 		if stop || err != nil {
 			return err
 		}
-		used.drafted(time.Since(start), accepted+1, len(draft))
+		used.drafted(clock().Sub(start), accepted+1, len(draft))
 	}
 	return err
 }

@@ -260,8 +260,10 @@ func TestDraftInCalls(t *testing.T) {
 // call whose name and punctuation leave it no choice, writes most of that
 // text in the tokens it is drafted in (not all: it splits a few words
 // otherwise), so much of the call comes from accepted drafts without a
-// source or a repetition to copy; the output is the plain one.
+// source or a repetition to copy; the output is the plain one. Its steps
+// are timed evenly (engine.EvenSteps), so the pace follows acceptance alone.
 func TestDraftForced(t *testing.T) {
+	defer engine.EvenSteps()()
 	m, err := llama.LoadModel(context.Background(), "../demo/model.gguf", llama.ModelParams{})
 	if err != nil {
 		t.Fatal(err)
