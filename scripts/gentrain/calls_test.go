@@ -233,6 +233,8 @@ func TestFlags(t *testing.T) {
 		{"seed too big", []string{"--out", "x.jsonl", "--seed", "4294967296"}, "--seed"},
 		{"copy with tasks", []string{"--copy", "--out", "x.jsonl", "--tasks", "held"}, "--copy"},
 		{"copy with families", []string{"--copy", "--out", "x.jsonl", "--families", "read"}, "--copy"},
+		{"copy turns without copy", []string{"--copy-turns", "3", "--out", "x.jsonl"}, "--copy-turns"},
+		{"no copy turns", []string{"--copy", "--copy-turns", "0", "--out", "x.jsonl"}, "--copy-turns"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,7 +50,10 @@
 // They are the first stage of a model trained from random weights, where
 // nothing but copying lowers the loss: the agent's chats come after, so
 // that the model copies their names from its context rather than learning
-// them by heart.
+// them by heart. With --copy-turns N above 1 a chat opens with the agent's
+// system prompt and tools and asks N times: a model copies where it
+// learnt to, and the agent copies a thousand tokens and more into its
+// context.
 //
 // Edits that copy: a ladder (a function of one case per threshold) is
 // fixed or renamed by one edit of the whole function, whose old_string and
@@ -123,6 +126,7 @@ type genFlags struct {
 	retry    float64
 	names    string
 	copy     bool
+	turns    int
 }
 
 func main() {
@@ -150,6 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&f.retry, "retry-share", 0, "share of the training chats that open with a broken call the loop sends back (retry.go)")
 	fs.StringVar(&f.names, "names", "small", "names of functions, parameters, constants and settings: small (a few per kind) or wide (two words of 160, which only copying gets right)")
 	fs.BoolVar(&f.copy, "copy", false, "write copy chats to --out instead of agent transcripts: the user gives 3 to 6 lines of two-word names and numbers, the assistant writes them again (copy.go)")
+	fs.IntVar(&f.turns, "copy-turns", 1, "with --copy, the user's requests in each chat: above 1, the chat opens with the agent's system prompt and tools, so that its copies sit where the agent's do (copy.go)")
 	fs.StringVar(&f.template, "template", "", "chat template (.jinja) to render the chats with for the length report (default: characters of the JSON)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -164,7 +169,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if f.out == "" || f.tasksDir != "" || len(f.families) > 0 {
 			return errors.New("--copy writes training chats only: give --out FILE, and no --tasks or --families")
 		}
-		return writeCopyChats(f.out, f.seed, f.n, stderr)
+		if f.turns < 1 || f.turns > 100 {
+			return fmt.Errorf("--copy-turns %d: want 1 to 100", f.turns)
+		}
+		return writeCopyChats(f.out, f.seed, f.n, f.turns, stderr)
+	}
+	if f.turns != 1 {
+		return errors.New("--copy-turns is for --copy")
 	}
 	if f.names != "small" && f.names != "wide" {
 		return fmt.Errorf("--names %q: want small or wide", f.names)

@@ -449,6 +449,57 @@ func TestCopyChats(t *testing.T) {
 	}
 }
 
+// TestCopyTurns writes copy chats of several turns: each opens as the
+// agent's chats do, with loop.DefaultSystem and the default tools, and
+// every assistant's message writes again the lines of the user's message
+// just before it, not an earlier one's.
+func TestCopyTurns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "turns.jsonl")
+	var stdout, stderr strings.Builder
+	if err := run(context.Background(), []string{"--copy", "--copy-turns", "4", "--out", out, "--n", "20", "--seed", "5"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(rows) != 20 {
+		t.Fatalf("%d chats, want 20", len(rows))
+	}
+	for i, row := range rows {
+		var raw struct {
+			Messages json.RawMessage `json:"messages"`
+			Tools    json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal([]byte(row), &raw); err != nil {
+			t.Fatalf("chat %d: %v", i, err)
+		}
+		if string(raw.Tools) != string(tools.Default().Definitions()) {
+			t.Errorf("chat %d: tools %s, want the default tools", i, raw.Tools)
+		}
+		msgs, err := chat.ParseMessages(raw.Messages)
+		if err != nil {
+			t.Fatalf("chat %d: %v", i, err)
+		}
+		if len(msgs) != 9 || msgs[0].Role != "system" || msgs[0].Content != loop.DefaultSystem {
+			t.Fatalf("chat %d: %d messages, the first %+v; want the agent's system prompt and 4 turns", i, len(msgs), msgs[0])
+		}
+		seen := map[string]bool{}
+		for k := 1; k < len(msgs); k += 2 {
+			u, a := msgs[k], msgs[k+1]
+			text, ok := strings.CutPrefix(u.Content, copyPrompt)
+			if u.Role != "user" || a.Role != "assistant" || !ok || a.Content != text {
+				t.Fatalf("chat %d, turn %d: %s %q then %s %q, want the user's lines again", i, k/2, u.Role, u.Content, a.Role, a.Content)
+			}
+			if seen[text] {
+				t.Errorf("chat %d: turn %d repeats an earlier turn's lines", i, k/2)
+			}
+			seen[text] = true
+		}
+	}
+}
+
 // TestPassChecks writes the demo recipe's held-out tasks and a few rename
 // drills, and runs each scenario's pass condition twice through
 // agent/eval, as loop eval judges it: on the untouched workspace it must
