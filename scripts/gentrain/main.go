@@ -165,17 +165,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.seed >= 1<<32 || f.n < 0 || f.nTasks < 0 || f.n >= heldOutBit || f.nTasks >= heldOutBit {
 		return errors.New("--seed must be below 2^32, --n and --n-tasks between 0 and 2^31")
 	}
-	if f.copy {
-		if f.out == "" || f.tasksDir != "" || len(f.families) > 0 {
-			return errors.New("--copy writes training chats only: give --out FILE, and no --tasks or --families")
-		}
-		if f.turns < 1 || f.turns > 100 {
-			return fmt.Errorf("--copy-turns %d: want 1 to 100", f.turns)
-		}
-		return writeCopyChats(f.out, f.seed, f.n, f.turns, stderr)
-	}
-	if f.turns != 1 {
-		return errors.New("--copy-turns is for --copy")
+	if f.copy || f.turns != 1 {
+		return f.copyChats(stderr)
 	}
 	if f.names != "small" && f.names != "wide" {
 		return fmt.Errorf("--names %q: want small or wide", f.names)
@@ -204,4 +195,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%d held-out tasks in %s\n", n, f.tasksDir)
 	}
 	return nil
+}
+
+// copyChats writes the copy chats that --copy asks for.
+func (f genFlags) copyChats(stderr io.Writer) error {
+	if !f.copy {
+		return errors.New("--copy-turns is for --copy")
+	}
+	if f.out == "" || f.tasksDir != "" || len(f.families) > 0 {
+		return errors.New("--copy writes training chats only: give --out FILE, and no --tasks or --families")
+	}
+	if f.turns < 1 || f.turns > 100 {
+		return fmt.Errorf("--copy-turns %d: want 1 to 100", f.turns)
+	}
+	return writeCopyChats(f.out, f.seed, f.n, f.turns, stderr)
 }
