@@ -29,8 +29,8 @@ const copyPrompt = "Write these lines again:\n"
 // chat opens as the agent's do (loop.DefaultSystem and the default
 // tools) and the user asks turns times, each time for new lines: every
 // answer copies the last message, at positions the agent's chats reach,
-// past lines that look the same. Chat i of a seed with turns 1 is the
-// same whatever other chats hold.
+// past lines that look the same. Chat i of a seed depends on i and turns
+// alone.
 func copyChat(seed uint64, i, turns int) Chat {
 	r := rand.New(rand.NewPCG(trainSeed(seed, i), 0x636f7079)) // "copy"
 	var c Chat
