@@ -385,17 +385,7 @@ func TestCopyRename(t *testing.T) {
 func TestCopyChats(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, seed int) []byte {
-		t.Helper()
-		out := filepath.Join(dir, name)
-		var stdout, stderr strings.Builder
-		if err := run(context.Background(), []string{"--copy", "--out", out, "--n", "300", "--seed", fmt.Sprint(seed)}, &stdout, &stderr); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return writeCopy(t, filepath.Join(dir, name), "--n", "300", "--seed", fmt.Sprint(seed))
 	}
 	a, again, other := write("a.jsonl", 1), write("again.jsonl", 1), write("other.jsonl", 2)
 	if !bytes.Equal(a, again) {
@@ -449,20 +439,26 @@ func TestCopyChats(t *testing.T) {
 	}
 }
 
-// TestCopyTurns writes copy chats of several turns: each opens as the
-// agent's chats do, with loop.DefaultSystem and the default tools, and
-// every assistant's message writes again the lines of the user's message
-// just before it, not an earlier one's.
-func TestCopyTurns(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "turns.jsonl")
+// writeCopy runs gentrain --copy --out out with args and returns the file.
+func writeCopy(t *testing.T, out string, args ...string) []byte {
+	t.Helper()
 	var stdout, stderr strings.Builder
-	if err := run(context.Background(), []string{"--copy", "--copy-turns", "4", "--out", out, "--n", "20", "--seed", "5"}, &stdout, &stderr); err != nil {
+	if err := run(context.Background(), append([]string{"--copy", "--out", out}, args...), &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+// TestCopyTurns writes copy chats of several turns: each opens as the
+// agent's chats do, with loop.DefaultSystem and the default tools, and
+// every assistant's message writes again the lines of the user's message
+// just before it, not an earlier one's.
+func TestCopyTurns(t *testing.T) {
+	b := writeCopy(t, filepath.Join(t.TempDir(), "turns.jsonl"), "--copy-turns", "4", "--n", "20", "--seed", "5")
 	rows := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	if len(rows) != 20 {
 		t.Fatalf("%d chats, want 20", len(rows))
