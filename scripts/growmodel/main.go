@@ -95,40 +95,56 @@ func grow(o options) error {
 	if len(first) == 0 {
 		return fmt.Errorf("%s: no tensors of block 0", o.in)
 	}
-	for b := blocks; b < o.layers; b++ {
-		for _, t := range first {
-			name := fmt.Sprintf("blk.%d.%s", b, strings.TrimPrefix(t.Name, "blk.0."))
-			v, err := newValues(t, o.std, rand.New(rand.NewPCG(o.seed, uint64(b))))
-			if err != nil {
-				return err
-			}
-			out = append(out, &ggml.Tensor{Name: name, Kind: 0, Shape: t.Shape, WriterTo: f32s(v)})
-		}
+	added, err := newBlocks(first, blocks, o)
+	if err != nil {
+		return err
 	}
 	grown := ggml.KV{}
 	for k, v := range kv {
 		grown[k] = v
 	}
 	grown[arch+".block_count"] = uint32(o.layers)
+	if err := write(o.out, grown, append(out, added...)); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s: %d blocks, %d of them new (seed %d, std %g)\n", o.out, o.layers, o.layers-blocks, o.seed, o.std)
+	return nil
+}
 
-	tmp := o.out + ".tmp"
+// newBlocks returns the tensors of blocks from to o.layers-1, shaped and
+// named as first, the tensors of block 0.
+func newBlocks(first []*ggml.Tensor, from int, o options) ([]*ggml.Tensor, error) {
+	var out []*ggml.Tensor
+	for b := from; b < o.layers; b++ {
+		for _, t := range first {
+			name := fmt.Sprintf("blk.%d.%s", b, strings.TrimPrefix(t.Name, "blk.0."))
+			v, err := newValues(t, o.std, rand.New(rand.NewPCG(o.seed, uint64(b))))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, &ggml.Tensor{Name: name, Kind: 0, Shape: t.Shape, WriterTo: f32s(v)})
+		}
+	}
+	return out, nil
+}
+
+// write writes the model to path through a temporary file, so that a
+// failed write leaves no model behind.
+func write(path string, kv ggml.KV, ts []*ggml.Tensor) error {
+	tmp := path + ".tmp"
 	w, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	err = ggml.WriteGGUF(w, grown, out)
+	err = ggml.WriteGGUF(w, kv, ts)
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", o.out, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.Rename(tmp, o.out); err != nil {
-		return err
-	}
-	fmt.Printf("wrote %s: %d blocks, %d of them new (seed %d, std %g)\n", o.out, o.layers, o.layers-blocks, o.seed, o.std)
-	return nil
+	return os.Rename(tmp, path)
 }
 
 // newValues returns the values of a new block's tensor shaped as t, a
