@@ -116,9 +116,12 @@ func grow(o options) error {
 func newBlocks(first []*ggml.Tensor, from int, o options) ([]*ggml.Tensor, error) {
 	var out []*ggml.Tensor
 	for b := from; b < o.layers; b++ {
+		// One stream per block, so that its matrices differ from each
+		// other and from other blocks'.
+		r := rand.New(rand.NewPCG(o.seed, uint64(b)))
 		for _, t := range first {
 			name := fmt.Sprintf("blk.%d.%s", b, strings.TrimPrefix(t.Name, "blk.0."))
-			v, err := newValues(t, o.std, rand.New(rand.NewPCG(o.seed, uint64(b))))
+			v, err := newValues(t, o.std, r)
 			if err != nil {
 				return nil, err
 			}

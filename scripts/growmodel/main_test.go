@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ollama/ollama/fs/ggml"
 
 	"github.com/loopagent/loop/internal/testmodels"
 	"github.com/loopagent/loop/llama"
@@ -84,6 +88,37 @@ func TestGrowRefuses(t *testing.T) {
 		}
 		if _, serr := os.Stat(c.o.out); serr == nil {
 			t.Errorf("%s: %s was written", c.name, c.o.out)
+		}
+	}
+}
+
+// A new block's matrices of one shape start different, within a block and
+// across blocks; its output matrices start at zero.
+func TestNewBlocksDiffer(t *testing.T) {
+	shape := []uint64{8, 4}
+	var first []*ggml.Tensor
+	for _, n := range []string{"attn_k.weight", "attn_v.weight", "attn_output.weight"} {
+		first = append(first, &ggml.Tensor{Name: "blk.0." + n, Shape: shape})
+	}
+	ts, err := newBlocks(first, 1, options{layers: 3, seed: 1, std: 0.02})
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]f32s{}
+	for _, x := range ts {
+		values[x.Name] = x.WriterTo.(f32s)
+	}
+	if len(values) != 6 {
+		t.Fatalf("%d tensors, want 6: %v", len(values), slices.Collect(maps.Keys(values)))
+	}
+	for _, pair := range [][2]string{{"blk.1.attn_k.weight", "blk.1.attn_v.weight"}, {"blk.1.attn_k.weight", "blk.2.attn_k.weight"}} {
+		if slices.Equal(values[pair[0]], values[pair[1]]) {
+			t.Errorf("%s and %s start equal", pair[0], pair[1])
+		}
+	}
+	for _, n := range []string{"blk.1.attn_output.weight", "blk.2.attn_output.weight"} {
+		if slices.ContainsFunc(values[n], func(x float32) bool { return x != 0 }) {
+			t.Errorf("%s does not start at zero", n)
 		}
 	}
 }
