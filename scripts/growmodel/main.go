@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -99,10 +100,7 @@ func grow(o options) error {
 	if err != nil {
 		return err
 	}
-	grown := ggml.KV{}
-	for k, v := range kv {
-		grown[k] = v
-	}
+	grown := maps.Clone(kv)
 	grown[arch+".block_count"] = uint32(o.layers)
 	if err := write(o.out, grown, append(out, added...)); err != nil {
 		return err
