@@ -44,6 +44,9 @@ type Config struct {
 	// NoPaths leaves read_file's and edit_file's path free in the grammar
 	// instead of one of the workspace's files (loop.Guards.NoPaths).
 	NoPaths bool `json:"no_paths,omitempty"`
+	// NoSyntaxCheck lets edits break a Go or JSON file's syntax
+	// (loop.Guards.NoSyntaxCheck).
+	NoSyntaxCheck bool `json:"no_syntax_check,omitempty"`
 	// AllTools offers every tool to a question that asks for no change,
 	// which otherwise gets no tool that writes files
 	// (loop.Guards.AllTools).
@@ -87,14 +90,16 @@ type Config struct {
 // Guards returns the configuration's loop.Guards.
 func (c Config) Guards() loop.Guards {
 	return loop.Guards{NoRepair: c.NoRepair, NoRecover: c.NoRecover, Retries: c.Retries,
-		NoLoopGuard: c.NoLoopGuard, NoGate: c.NoGate, NoForce: c.NoForce, NoPaths: c.NoPaths, AllTools: c.AllTools}
+		NoLoopGuard: c.NoLoopGuard, NoGate: c.NoGate, NoForce: c.NoForce, NoPaths: c.NoPaths, AllTools: c.AllTools,
+		NoSyntaxCheck: c.NoSyntaxCheck}
 }
 
 // builtins are the configurations that add one technique at a time, each
 // to the one before, so that a table shows what each adds; then loop's
 // verification gate, then loop's default agent.
 func builtins() []Config {
-	raw := Config{Name: "raw", NoRepair: true, NoRecover: true, Retries: -1, NoLoopGuard: true, NoGate: true, NoForce: true, NoPaths: true}
+	raw := Config{Name: "raw", NoRepair: true, NoRecover: true, Retries: -1, NoLoopGuard: true, NoGate: true, NoForce: true, NoPaths: true,
+		NoSyntaxCheck: true}
 	repair := raw
 	repair.Name, repair.NoRepair, repair.NoRecover = "+repair", false, false
 	retry := repair

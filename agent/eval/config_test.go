@@ -12,13 +12,13 @@ import (
 // seed 000 Example 13's configurations do, and full is loop's default
 // agent, the zero loop.Guards.
 func TestBuiltins(t *testing.T) {
-	off := loop.Guards{NoRepair: true, NoRecover: true, Retries: -1, NoLoopGuard: true, NoGate: true, NoForce: true, NoPaths: true}
+	off := loop.Guards{NoRepair: true, NoRecover: true, Retries: -1, NoLoopGuard: true, NoGate: true, NoForce: true, NoPaths: true, NoSyntaxCheck: true}
 	want := map[string]loop.Guards{
 		"raw":     off,
-		"+repair": {Retries: -1, NoLoopGuard: true, NoGate: true, NoForce: true, NoPaths: true},
-		"+retry":  {Retries: 2, NoLoopGuard: true, NoGate: true, NoForce: true, NoPaths: true},
-		"+loop":   {Retries: 2, NoGate: true, NoForce: true, NoPaths: true},
-		"+verify": {Retries: 2, NoForce: true, NoPaths: true},
+		"+repair": {Retries: -1, NoLoopGuard: true, NoGate: true, NoForce: true, NoPaths: true, NoSyntaxCheck: true},
+		"+retry":  {Retries: 2, NoLoopGuard: true, NoGate: true, NoForce: true, NoPaths: true, NoSyntaxCheck: true},
+		"+loop":   {Retries: 2, NoGate: true, NoForce: true, NoPaths: true, NoSyntaxCheck: true},
+		"+verify": {Retries: 2, NoForce: true, NoPaths: true, NoSyntaxCheck: true},
 		"full":    {},
 	}
 	for _, c := range Builtins() {

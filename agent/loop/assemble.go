@@ -44,6 +44,7 @@ func New(m model.Model, s Settings) (*Agent, error) {
 		if limits.Window == 0 {
 			limits.Window = size
 		}
+		limits.NoSyntaxCheck = limits.NoSyntaxCheck || s.Guards.NoSyntaxCheck
 		if c.ws, err = tools.NewWorkspace(s.Dir, limits); err != nil {
 			return nil, err
 		}

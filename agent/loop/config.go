@@ -174,6 +174,11 @@ type Guards struct {
 	// step for a task that names a file, no forced check after a refused
 	// answer.
 	NoForce bool
+	// NoSyntaxCheck lets edit_file and write_file break the syntax of a Go
+	// or JSON file (tools.Config.NoSyntaxCheck); by default such a write
+	// is refused and the file stays as it was. It applies to the
+	// workspace New opens, not to Settings.Workspace.
+	NoSyntaxCheck bool
 }
 
 // DefaultSystem is the system prompt of a coding agent on a small model:

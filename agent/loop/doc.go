@@ -29,7 +29,9 @@
 //  3. on a bad reply: its error goes back, in words the model can act on
 //     (agent/retry), within a budget of bad replies in a row;
 //  4. dispatch: independent read-only calls run concurrently, results come
-//     back in call order;
+//     back in call order; an edit or write that would leave a Go or JSON
+//     file that parsed unparseable is refused and the file kept as it was
+//     (tools.Config.NoSyntaxCheck);
 //  5. on each result: loop detection (agent/loopguard: repeats, cycles, a
 //     step recurring between others, one result for every call), a note
 //     on the first, a stop on the second;

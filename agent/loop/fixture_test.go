@@ -241,3 +241,36 @@ func TestAnswerSources(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntaxCheck: an edit that would break calc.go's syntax is refused
+// and the file stays as it was, so the next edit finds its text and the
+// run ends verified; with Guards.NoSyntaxCheck the broken edit is made,
+// the next edit finds nothing, and the test run reports a build error.
+// The workspace is the one New opens from Dir, as in loop run.
+func TestSyntaxCheck(t *testing.T) {
+	breaking := call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "for i := 1; i", "new_string": "for i := 0; i ="}}`)
+	for _, off := range []bool{false, true} {
+		dir := copyFixture(t)
+		var evs events
+		a, err := loop.New(hermesScript(t, []string{breaking, editCalc, goTest, answer}, nil),
+			loop.Settings{ToolSet: tools.Default(), Dir: dir, Sink: &evs, NoContext: true, Guards: loop.Guards{NoSyntaxCheck: off}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := a.Run(context.Background(), "TestTotal fails in calc.go. Make the test pass.")
+		b, _ := os.ReadFile(filepath.Join(dir, "calc.go"))
+		first := evs.kinds(transcript.KindResult)[0]
+		if !off {
+			if !strings.Contains(first.Result, "edit_file: not written: calc.go would not parse (calc.go:7:") || !first.IsError {
+				t.Errorf("first edit's result %q (error %v), want a refusal with the parser's position", first.Result, first.IsError)
+			}
+			if out.Kind != loop.Verified || !strings.Contains(string(b), "for i := 0; i < len") {
+				t.Errorf("outcome %s, calc.go:\n%s\nwant verified, the loop starting at 0", out, b)
+			}
+			continue
+		}
+		if first.IsError || !strings.Contains(string(b), "for i := 0; i = < len") || out.Kind == loop.Verified {
+			t.Errorf("NoSyntaxCheck: first result %q, outcome %s, calc.go:\n%s\nwant the broken edit made and no verified end", first.Result, out, b)
+		}
+	}
+}

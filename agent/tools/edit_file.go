@@ -56,6 +56,10 @@ const editMaxBytes = 4 << 20
 // Result.Changed; an edit that would leave the file as it was is refused,
 // so Changed never names a file that did not change.
 //
+// An edit that would turn a Go or JSON file that parses into one that
+// does not is refused, with the parser's message and the line as it
+// would read, and the file is left as it was (Config.NoSyntaxCheck).
+//
 // Only a regular file of at most 4 MiB is edited. The edited file replaces
 // the old one by a rename (confined.WriteFile), keeping its mode: a hard
 // link is not written through, and a symlink to a file inside the
@@ -104,6 +108,9 @@ func (EditFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (R
 	}
 	at := strings.Index(content, old)
 	edited := content[:at] + repl + content[at+len(old):]
+	if r, refused := ws.refuseBreak(EditFileName, rel, edited, true, content); refused {
+		return r, nil
+	}
 	if _, r, ok := ws.writeRel(EditFileName, rel, []byte(edited)); !ok {
 		return r, nil
 	}

@@ -47,6 +47,12 @@ type Config struct {
 	// value is the kernel sandbox's default where the system has one
 	// (sandbox.Spec).
 	Sandbox sandbox.Spec
+	// NoSyntaxCheck lets edit_file and write_file leave a Go or JSON file
+	// that parsed in a state that does not. By default such a write is
+	// refused with the parser's message, and the file is unchanged: a
+	// small model's broken edit otherwise stays in the file, and every
+	// later build and test reports it instead of the task's failure.
+	NoSyntaxCheck bool
 	// Undo, when set, keeps each file as it was before edit_file or
 	// write_file first changes it in a task, so that the task's writes
 	// can be taken back (Undo.Restore). Its directory must be outside

@@ -4,7 +4,9 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 )
 
@@ -37,6 +39,10 @@ const writeFileSchema = `{"type": "object", "properties": {
 // inside the workspace writes the link's target and leaves the link, as
 // an editor does; a symlink that leads out is refused. A successful write
 // names its file in Result.Changed.
+//
+// Content that does not parse as Go or JSON, for a file of that kind that
+// is new or parses now, is refused as edit_file refuses it
+// (Config.NoSyntaxCheck).
 type WriteFile struct{}
 
 func (WriteFile) Name() string            { return WriteFileName }
@@ -59,6 +65,14 @@ func (WriteFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (
 	rel := ws.Rel(abs)
 	if abs == ws.root {
 		return errorResult("%s: the path names the workspace root; give a file path like src/main.go", WriteFileName), nil
+	}
+	if checkSyntax(rel, p.Content) != nil {
+		before, err := ws.ReadFile(rel, editMaxBytes)
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			if r, refused := ws.refuseBreak(WriteFileName, rel, p.Content, err == nil, string(before)); refused {
+				return r, nil
+			}
+		}
 	}
 	created, r, ok := ws.writeRel(WriteFileName, rel, []byte(p.Content))
 	if !ok {
