@@ -108,7 +108,8 @@ func (EditFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (R
 	}
 	at := strings.Index(content, old)
 	edited := content[:at] + repl + content[at+len(old):]
-	if r, refused := ws.refuseBreak(EditFileName, rel, edited, true, content); refused {
+	first := strings.Count(edited[:at], "\n") + 1
+	if r, refused := ws.refuseBreak(EditFileName, rel, edited, true, content, first, first+max(len(splitLines(repl)), 1)-1); refused {
 		return r, nil
 	}
 	if _, r, ok := ws.writeRel(EditFileName, rel, []byte(edited)); !ok {

@@ -59,7 +59,11 @@ func checkSyntax(name, text string) *syntaxError {
 // either (fixing a broken file goes through broken states). before is
 // the file's text; hadFile is false for a file that does not exist yet,
 // whose text must parse. Config.NoSyntaxCheck allows every write.
-func (w *Workspace) refuseBreak(tool, rel, text string, hadFile bool, before string) (Result, bool) {
+//
+// The refusal quotes, as they would read, the lines first to last (from
+// 1) that the change wrote, and the line the parser stopped at when it is
+// not among them; with first 0, that line and the one before it.
+func (w *Workspace) refuseBreak(tool, rel, text string, hadFile bool, before string, first, last int) (Result, bool) {
 	if w.cfg.NoSyntaxCheck {
 		return Result{}, false
 	}
@@ -68,9 +72,18 @@ func (w *Workspace) refuseBreak(tool, rel, text string, hadFile bool, before str
 		return Result{}, false
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: not written: %s would not parse (%s:%s). ", tool, rel, rel, err)
-	if lines := splitLines(text); err.Line >= 1 && err.Line <= len(lines) {
-		b.WriteString("The line would read:\n")
+	fmt.Fprintf(&b, "%s: not written: %s would not parse (%s:%s).", tool, rel, rel, err)
+	lines := splitLines(text)
+	if first == 0 {
+		first, last = err.Line-1, err.Line
+	}
+	first, last = max(first, 1), min(last, len(lines))
+	if first <= last {
+		b.WriteString(" It would read:\n")
+		quote(&b, lines[first-1:last], first)
+	}
+	if (err.Line < first || err.Line > last) && err.Line >= 1 && err.Line <= len(lines) {
+		b.WriteString("and:\n")
 		numberLines(&b, lines[err.Line-1:err.Line], err.Line)
 	}
 	if hadFile {

@@ -59,7 +59,7 @@ func TestEditKeepsSyntax(t *testing.T) {
 			name:  "refused",
 			files: map[string]string{"calc.go": rankGo},
 			args:  `{"path": "calc.go", "old_string": "marks >", "new_string": "marks >= 47= 16"}`,
-			wantErr: "edit_file: not written: calc.go would not parse (calc.go:4:21: expected ';', found 47). The line would read:\n" +
+			wantErr: "edit_file: not written: calc.go would not parse (calc.go:4:21: expected ';', found 47). It would read:\n" +
 				"4| \tif marks >= 47= 16 47 {\ncalc.go is unchanged; send the change again with valid code.",
 			wantFile: rankGo,
 		},
@@ -83,10 +83,11 @@ func TestEditKeepsSyntax(t *testing.T) {
 			wantFile: strings.Replace(rankGo, "marks >", "marks >= 47= 16", 1),
 		},
 		{
-			name:     "JSON",
-			files:    map[string]string{"settings.json": "{\n  \"debug\": false\n}\n"},
-			args:     `{"path": "settings.json", "old_string": "false", "new_string": "false,"}`,
-			wantErr:  "edit_file: not written: settings.json would not parse (settings.json:3:1: invalid character '}' looking for beginning of object key string). The line would read:\n3| }\n",
+			name:  "JSON",
+			files: map[string]string{"settings.json": "{\n  \"debug\": false\n}\n"},
+			args:  `{"path": "settings.json", "old_string": "false", "new_string": "false,"}`,
+			wantErr: "edit_file: not written: settings.json would not parse (settings.json:3:1: invalid character '}' looking for beginning of object key string). It would read:\n" +
+				"2|   \"debug\": false,\nand:\n3| }\nsettings.json is unchanged; send the change again with valid code.",
 			wantFile: "{\n  \"debug\": false\n}\n",
 		},
 		{
@@ -136,6 +137,10 @@ func TestWriteKeepsSyntax(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := call(t, WriteFile{}, ws, string(args))
+		if tt.path == "new.go" && r.Content != "write_file: not written: new.go would not parse (new.go:2:11: expected '}', found 'EOF'). It would read:\n"+
+			"1| package calc\n2| func F() {\nnew.go was not created; send it again with valid code." {
+			t.Errorf("write_file new.go: %q, want the parser's error, the lines up to it and that nothing was created", r.Content)
+		}
 		if tt.refused && beforeErr != nil && !strings.HasSuffix(r.Content, tt.path+" was not created; send it again with valid code.") {
 			t.Errorf("write_file %s refused: %q, want it to say the file was not created", tt.path, r.Content)
 		}

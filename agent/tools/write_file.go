@@ -69,7 +69,7 @@ func (WriteFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (
 	if checkSyntax(rel, p.Content) != nil {
 		before, err := ws.ReadFile(rel, editMaxBytes)
 		if err == nil || errors.Is(err, fs.ErrNotExist) {
-			if r, refused := ws.refuseBreak(WriteFileName, rel, p.Content, err == nil, string(before)); refused {
+			if r, refused := ws.refuseBreak(WriteFileName, rel, p.Content, err == nil, string(before), 0, 0); refused {
 				return r, nil
 			}
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"go/parser"
+	"go/token"
 	"math/rand/v2"
 	"strings"
 
@@ -109,4 +111,46 @@ func drillStatement(r *rand.Rand, vars []string) string {
 // drillNames is n distinct names of two of nameWords: "riverTally".
 func drillNames(r *rand.Rand, n int) []string {
 	return env{wide: true}.varNames(r, nil, n)
+}
+
+// syntaxFixTask is the drill of an edit the tools refuse: a fix whose
+// first edit replaces only the start of the buggy text with the whole
+// fix, so that the rest of the old line stays behind it, as a small model
+// writes it. The file would not parse, so edit_file refuses the edit and
+// shows the line as it would have read; the second edit replaces the
+// whole buggy text. The refused edit is shown, not trained.
+func syntaxFixTask(r *rand.Rand, e env) Task {
+	for {
+		p := newPackage(r, 2, e)
+		b, file := p.bug(), p.source()
+		content := p.content(file)
+		line, _, _ := strings.Cut(b.bad, "\n")
+		sp := strings.IndexByte(line[len(line)/2:], ' ')
+		if sp < 0 {
+			continue
+		}
+		part := line[:len(line)/2+sp]
+		if strings.Count(content, part) != 1 {
+			continue
+		}
+		broken := strings.Replace(content, part, b.good, 1)
+		if _, err := parser.ParseFile(token.NewFileSet(), file, broken, parser.SkipObjectResolution); err == nil {
+			continue // it parses: edit_file would make the edit
+		}
+		show, decl := showFunc(e, file, content, b.fn)
+		return Task{
+			Files: p.files(),
+			Text: pick(r, []string{
+				b.testName + " fails. Fix " + b.fn + " in " + file + ".",
+				b.fn + " in " + file + " " + b.symptom + ". Fix it.",
+				"Fix the " + b.kind + " bug in " + b.fn + " in " + file + ".",
+			}),
+			Replies: append(show, editFile(file, part, b.good), editFile(file, b.bad, b.good), shell(goTest),
+				"Fixed "+b.fn+" in "+file+": "+b.fixed+". The tests pass."),
+			Unweighted: []int{len(show)},
+			Want:       loop.Verified, Check: goTest, FirstTool: toolOf(show[0]),
+			Grounds: []string{decl, file + " would not parse"},
+			Variant: "syntax",
+		}
+	}
 }

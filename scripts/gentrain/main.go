@@ -41,9 +41,11 @@
 // is the fix family on ladders only, every chat an edit that copies;
 // copyrename renames a name through a function of random statements over
 // two-word names and numbers, so that nothing in its edit can be recalled
-// and all of it must be copied. A call that a model should not have
+// and all of it must be copied; syntaxfix is a fix whose first edit
+// leaves the file unparseable, which edit_file refuses, and whose second
+// edit is right. A call that a model should not have
 // written (a refused sudo, an edit that repeats text found twice, one that
-// breaks the build) is written "weight": 0: shown, not trained.
+// breaks the syntax or the build) is written "weight": 0: shown, not trained.
 //
 // Copy chats (--copy): no agent, no tools; the user gives 3 to 6 lines
 // "name = name + N" of two-word names, the assistant writes them again.

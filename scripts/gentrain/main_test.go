@@ -334,6 +334,37 @@ func readTree(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// TestSyntaxFix checks the syntax drill through the real loop: its first
+// edit is refused (the file would not parse) and is not trained, the
+// second is made, and the run ends verified (transcriptOf's judge).
+func TestSyntaxFix(t *testing.T) {
+	g := generator{fams: []family{{"syntaxfix", syntaxFixTask}}, seed: 3, window: 4096}
+	for i := range 6 {
+		task := g.trainTask(i)
+		c, err := transcriptOf(context.Background(), task, g.window)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var edits, results []int // message indexes
+		for j, m := range c.Messages {
+			if len(m.ToolCalls) == 1 && m.ToolCalls[0].Function.Name == "edit_file" {
+				edits = append(edits, j)
+				results = append(results, j+1)
+			}
+		}
+		if len(edits) != 2 {
+			t.Fatalf("task %d: %d edits, want 2", i, len(edits))
+		}
+		refusal, made := c.Messages[results[0]].Content, c.Messages[results[1]].Content
+		if !strings.Contains(refusal, "would not parse") || !strings.HasPrefix(made, "Edited ") {
+			t.Errorf("task %d: the edits' results are %q and %q; want a refusal, then an edit", i, refusal, made)
+		}
+		if !slices.Equal(c.Unweighted, edits[:1]) {
+			t.Errorf("task %d: unweighted messages %v, want the refused edit's %d only", i, c.Unweighted, edits[0])
+		}
+	}
+}
+
 // TestCopyRename checks the copy drill through the real loop: its edit's
 // old_string is 6 or more lines of the file, its new_string is the
 // old_string with the task's name renamed to one the file does not hold,

@@ -84,6 +84,7 @@ var families = []family{
 var drills = []family{
 	{"copyfix", copyFixTask},
 	{"copyrename", copyRenameTask},
+	{"syntaxfix", syntaxFixTask},
 }
 
 // familyNames lists the names of fams.
