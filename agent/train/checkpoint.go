@@ -332,10 +332,12 @@ func (p *Plan) matches(tr *llama.Trainer, m Manifest) error {
 }
 
 // recipeDiff lists the fields of the recipe that differ between there
-// (a checkpoint's) and here, less Threads and Checkpoint; "" when none.
+// (a checkpoint's) and here, less Threads, Checkpoint and StopAfter; ""
+// when none.
 func recipeDiff(there, here Config) string {
 	there.Threads, here.Threads = 0, 0
 	there.Checkpoint, here.Checkpoint = "", ""
+	there.StopAfter, here.StopAfter = 0, 0
 	a, b := reflect.ValueOf(there), reflect.ValueOf(here)
 	var diffs []string
 	for i := range a.NumField() {

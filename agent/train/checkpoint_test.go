@@ -142,6 +142,24 @@ func TestResume(t *testing.T) {
 	if diff := cmp.Diff([]string{"epoch-0002-adamw.gguf", "epoch-0002-model.gguf", ManifestFile}, names); diff != "" {
 		t.Errorf("the checkpoint folder after epoch 2 (-want +got):\n%s", diff)
 	}
+	t.Run("stop after", func(t *testing.T) {
+		// StopAfter ends the run after epoch 1 of the 2-epoch schedule;
+		// resumed without it, the run ends as the uninterrupted one.
+		dir := filepath.Join(t.TempDir(), "ckpt")
+		cfg := resumeConfig
+		cfg.Checkpoint, cfg.StopAfter = dir, 1
+		if rep, _, err := runTo(t, m, base, chats, cfg, "", 0); err != nil || len(rep.Epochs) != 1 {
+			t.Fatalf("StopAfter 1: %d epochs, error %v; want 1 and none", len(rep.Epochs), err)
+		}
+		cfg.StopAfter = 0
+		got, gotHash, err := runTo(t, m, base, chats, cfg, dir, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(losses(t, want), losses(t, got)); diff != "" || gotHash != wantHash {
+			t.Errorf("resumed after StopAfter: the report (-uninterrupted +resumed):\n%s\nthe same model: %v", diff, gotHash == wantHash)
+		}
+	})
 	t.Run("refused", func(t *testing.T) { testResumeRefused(t, m, base, chats, whole) })
 }
 

@@ -81,6 +81,13 @@ type Config struct {
 	// that holds the checkpoint of another run is refused. It is not part
 	// of the recipe that Resume compares, and neither is Threads.
 	Checkpoint string `json:"-"`
+	// StopAfter, when above 0, ends Run after that epoch of the
+	// Epochs-long schedule. The learning rate follows the whole schedule,
+	// so the weights are those a run of Epochs has after StopAfter of them,
+	// and a resume from its checkpoint with a later StopAfter, or none,
+	// goes on to the same end. Like Checkpoint, it is not part of the
+	// recipe.
+	StopAfter int `json:"-"`
 }
 
 // Schedule names a learning-rate schedule.
@@ -131,6 +138,8 @@ func (c Config) check() error {
 		msg = fmt.Sprintf("Epochs %d: want 0 (1) or more", c.Epochs)
 	case c.PretrainEpochs < 0 || c.PretrainEpochs > max(c.Epochs, 1):
 		msg = fmt.Sprintf("PretrainEpochs %d: want 0 to Epochs (%d)", c.PretrainEpochs, max(c.Epochs, 1))
+	case c.StopAfter < 0 || c.StopAfter > max(c.Epochs, 1):
+		msg = fmt.Sprintf("StopAfter %d: want 0 to Epochs (%d)", c.StopAfter, max(c.Epochs, 1))
 	case c.LearningRate < 0 || math.IsNaN(c.LearningRate) || math.IsInf(c.LearningRate, 0):
 		msg = fmt.Sprintf("LearningRate %v: want 0 (%v) or a positive number", c.LearningRate, DefaultLearningRate)
 	case c.Schedule != "" && c.Schedule != ScheduleCosine && c.Schedule != ScheduleConstant:

@@ -63,7 +63,8 @@ type Hooks struct {
 // Config.Checkpoint, a checkpoint is written after each epoch (a folder
 // that holds another run's checkpoint is refused before training). After
 // Resume, Run goes on from the epoch after the checkpoint's, with its
-// report, and does not measure the loss before training again.
+// report, and does not measure the loss before training again. With
+// Config.StopAfter it ends after that epoch.
 //
 // ctx is checked before each window; when it is cancelled, Run returns the
 // report of the epochs finished and an error wrapping ctx.Err(), and tr
@@ -85,7 +86,11 @@ func (p *Plan) Run(ctx context.Context, tr *llama.Trainer, h Hooks) (Report, err
 			h.BeforeTraining(st.EvalLoss)
 		}
 	}
-	for e := p.done + 1; e <= p.cfg.Epochs; e++ {
+	last := p.cfg.Epochs
+	if s := p.cfg.StopAfter; s > 0 {
+		last = min(s, last)
+	}
+	for e := p.done + 1; e <= last; e++ {
 		windows := p.order(e)
 		if h.EpochStart != nil {
 			h.EpochStart(e)

@@ -15,7 +15,7 @@ import (
 
 // `loop train` finetunes every weight of a qwen2 model on chats:
 //
-//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F] [--train-all] [--shared-prefix=false] [--prefix-every N] [--prefix-share F] [--checkpoint DIR] [--resume DIR]
+//	loop train -m BASE.gguf --data chats.jsonl -o OUT.gguf [--epochs N] [--ctx N] [--lr F] [--seed S] [-t N] [--val F] [--train-all] [--shared-prefix=false] [--prefix-every N] [--prefix-share F] [--checkpoint DIR] [--resume DIR] [--stop-after N]
 //
 // Each line of the data is one chat in the OpenAI form,
 // {"messages": [...], "tools": [...]}. The work is agent/train's (its doc
@@ -32,20 +32,21 @@ import (
 
 type trainFlags struct {
 	modelFlags
-	data     string
-	out      string
-	epochs   int
-	ctxSize  int
-	lr       float64
-	seed     uint64
-	threads  int
-	val      float64
-	trainAll bool
-	pretrain int
-	fill     bool
-	schedule string
-	jsonOut  bool
-	prefix   bool
+	data      string
+	out       string
+	epochs    int
+	stopAfter int
+	ctxSize   int
+	lr        float64
+	seed      uint64
+	threads   int
+	val       float64
+	trainAll  bool
+	pretrain  int
+	fill      bool
+	schedule  string
+	jsonOut   bool
+	prefix    bool
 	// prefixEvery is how many steps the prefix's keys and values serve.
 	prefixEvery int
 	// prefixShare widens each chat's prefix to a start this share of the
@@ -78,6 +79,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVarP(&f.threads, "threads", "t", -1, "threads (-1: the physical cores)")
 	fs.Float64Var(&f.val, "val", 0.1, "fraction of the chats held out to measure the loss on")
 	fs.BoolVar(&f.trainAll, "train-all", false, "train on every token, not only the assistant's")
+	fs.IntVar(&f.stopAfter, "stop-after", 0, "end after epoch N of the --epochs schedule (the learning rate follows the whole schedule); --resume from its checkpoint without it goes on to the end")
 	fs.IntVar(&f.pretrain, "pretrain-epochs", 0, "the first N epochs train on every token of the chats after the shared prefix (the task, code, results), the rest on the assistant's; the held-out loss stays the assistant's")
 	fs.StringVar(&f.schedule, "lr-schedule", "cosine", "cosine: warm up over the first 5% of the steps, then decay to a tenth of --lr by the last; constant: --lr throughout")
 	fs.BoolVar(&f.prefix, "shared-prefix", true, "run the tokens every chat starts with (system prompt, tool schemas: no target) forward only, once per window: faster; no gradient flows back through their keys and values")
@@ -138,6 +140,8 @@ func (f *trainFlags) check() error {
 		return usagef("--lr-schedule %q: want cosine or constant", f.schedule)
 	case f.pretrain < 0 || f.pretrain > f.epochs:
 		return usagef("--pretrain-epochs %d: want 0 to --epochs (%d)", f.pretrain, f.epochs)
+	case f.stopAfter < 0 || f.stopAfter > f.epochs:
+		return usagef("--stop-after %d: want 0 to --epochs (%d)", f.stopAfter, f.epochs)
 	case !(f.prefixShare >= 0 && f.prefixShare <= 1):
 		return usagef("--prefix-share %v: want a fraction in [0, 1]", f.prefixShare)
 	case f.prefixEvery < 1:
@@ -166,7 +170,7 @@ func (f *trainFlags) config() train.Config {
 		LearningRate: f.lr, Schedule: train.Schedule(f.schedule), Seed: f.seed,
 		HeldOut: f.val, TrainAll: f.trainAll, Fill: f.fill,
 		NoSharedPrefix: !f.prefix, PrefixEvery: f.prefixEvery, PrefixShare: f.prefixShare,
-		Threads: max(f.threads, 0), Checkpoint: cmp.Or(f.checkpoint, f.resume),
+		Threads: max(f.threads, 0), Checkpoint: cmp.Or(f.checkpoint, f.resume), StopAfter: f.stopAfter,
 	}
 }
 

@@ -124,6 +124,7 @@ func TestTrainErrors(t *testing.T) {
 		{"negative learning rate", []string{"-m", base, "--data", trainData, "-o", out, "--lr", "-1"}, 2, "--lr"},
 		{"output over the base", []string{"-m", base, "--data", trainData, "-o", base}, 2, "is the base model"},
 		{"prefix share above 1", []string{"-m", base, "--data", trainData, "-o", out, "--prefix-share", "1.5"}, 2, "--prefix-share 1.5"},
+		{"stopping after the last epoch", []string{"-m", base, "--data", trainData, "-o", out, "--epochs", "2", "--stop-after", "3"}, 2, "--stop-after 3: want 0 to --epochs (2)"},
 		{"more pretraining than epochs", []string{"-m", base, "--data", trainData, "-o", out, "--epochs", "2", "--pretrain-epochs", "3"}, 2, "--pretrain-epochs 3"},
 		{"empty data", []string{"-m", base, "--data", write("empty.jsonl", "\n\n"), "-o", out}, 1, "no chats"},
 		{"bad JSON names the line", []string{"-m", base, "--data", write("bad.jsonl", short+"\n{oops\n"), "-o", out}, 1, "bad.jsonl:2:"},
