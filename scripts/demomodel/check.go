@@ -20,6 +20,11 @@ func Show(w io.Writer, m *Manifest) error {
 		return err
 	}
 	for i, tr := range stages {
+		for _, g := range m.Growths {
+			if i > 0 && g.From.SHA256 == stages[i-1].Model.SHA256 && g.To.SHA256 == tr.Base.SHA256 {
+				fmt.Fprintf(w, "grown by scripts/growmodel: %s (%d bytes) into %s (%d bytes)\n", g.From.Path, g.From.Size, g.To.Path, g.To.Size)
+			}
+		}
 		if len(stages) > 1 {
 			fmt.Fprintf(w, "stage %d: ", i+1)
 		}

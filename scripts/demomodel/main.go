@@ -75,6 +75,7 @@ func run(args []string, stdout io.Writer) error {
 	case "write":
 		ckpt := fs.String("checkpoint", "", "the training checkpoint folder (loop train --checkpoint)")
 		stages := fs.StringArray("stage", nil, "the checkpoint folder of a stage before --checkpoint's, in order: its weights are the next stage's base")
+		grows := fs.StringArray("grow", nil, "FROM=TO: the weights of a stage and the model scripts/growmodel made of them, the next stage's base")
 		evals := fs.StringArray("eval", nil, "NAME=FILE: a loop eval --json report")
 		secs := fs.StringArray("seconds", nil, "NAME=S: the wall time of a stage")
 		recipe := fs.String("recipe", "scripts/train-demo.sh", "the recipe script")
@@ -83,7 +84,7 @@ func run(args []string, stdout io.Writer) error {
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
-		m, err := Write(*dir, Inputs{Checkpoint: *ckpt, Stages: *stages, Evals: *evals, Seconds: *secs, Recipe: *recipe, Why: *why, Commit: *commit})
+		m, err := Write(*dir, Inputs{Checkpoint: *ckpt, Stages: *stages, Growths: *grows, Evals: *evals, Seconds: *secs, Recipe: *recipe, Why: *why, Commit: *commit})
 		if err != nil {
 			return err
 		}

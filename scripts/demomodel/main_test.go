@@ -96,6 +96,32 @@ func TestWriteStages(t *testing.T) {
 	if _, err := Write(dir, in); err == nil || !strings.Contains(err.Error(), first) {
 		t.Errorf("a stage whose weights are not the next one's base: got %v, want an error naming %s", err, first)
 	}
+
+	// A model grown between the stages links them when --grow names it.
+	small, grown := filepath.Join(t.TempDir(), "small.gguf"), filepath.Join(t.TempDir(), "grown.gguf")
+	write(small, "two blocks")
+	write(grown, "four blocks")
+	fs, _ := fileOf(small)
+	fg, _ := fileOf(grown)
+	stage(fs.SHA256, fg.SHA256)
+	if _, err := Write(dir, in); err == nil {
+		t.Error("Write took a grown base without --grow")
+	}
+	in.Growths = []string{grown + "=" + small} // the wrong way round
+	if _, err := Write(dir, in); err == nil {
+		t.Error("Write took a growth from the next stage's base into the stage's weights")
+	}
+	in.Growths = []string{small + "=" + grown}
+	if m, err = Write(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := Show(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Growths) != 1 || !strings.Contains(b.String(), "grown by scripts/growmodel: small.gguf (10 bytes) into grown.gguf (11 bytes)\nstage 2:") {
+		t.Errorf("growths %+v; Show printed\n%s", m.Growths, b.String())
+	}
 }
 
 // writeFile writes s to path, making its directory.

@@ -36,6 +36,10 @@ type Manifest struct {
 	// the last, in order, as Training: the weights of each are the base
 	// of the next.
 	Stages []json.RawMessage `json:"earlier_stages,omitempty"`
+	// Growths are the models scripts/growmodel deepened between two
+	// stages: From is the weights of a stage's last epoch, To the next
+	// stage's base (the recipe holds the command, with its seed).
+	Growths []Growth `json:"growths,omitempty"`
 	// Eval is the evaluation of the model on the held-out suite, by name.
 	Eval []Eval `json:"eval"`
 	// EvalNote says why Eval was measured after the training (demomodel
@@ -55,6 +59,12 @@ type Eval struct {
 	// the tasks with a check (a bug to fix, a test to add), those in
 	// the held-out workspace shapes, and each family.
 	Groups []Group `json:"groups"`
+}
+
+// Growth is one model grown between two stages.
+type Growth struct {
+	From File `json:"from"`
+	To   File `json:"to"`
 }
 
 // File is a file's name, size and SHA-256, as agent/train.File.

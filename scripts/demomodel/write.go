@@ -18,6 +18,7 @@ import (
 type Inputs struct {
 	Checkpoint string   // the last stage's checkpoint folder: its last weights are the model
 	Stages     []string // the checkpoint folders of the stages before, in order
+	Growths    []string // FROM=TO: a model file and the one scripts/growmodel made of it, the next stage's base
 	Evals      []string // NAME=FILE: loop eval --json reports
 	Seconds    []string // NAME=SECONDS: the wall time of the recipe's stages
 	Recipe     string   // the recipe script
@@ -39,7 +40,21 @@ func Write(dir string, in Inputs) (*Manifest, error) {
 	if m.Training, err = readCheckpoint(in.Checkpoint, m.Model, filepath.Join(dir, ModelFile)); err != nil {
 		return nil, err
 	}
-	if m.Stages, err = readStages(in.Stages, m.Training, in.Checkpoint); err != nil {
+	for _, g := range in.Growths {
+		from, to, ok := strings.Cut(g, "=")
+		if !ok {
+			return nil, fmt.Errorf("--grow %q: want FROM=TO", g)
+		}
+		var gr Growth
+		if gr.From, err = fileOf(from); err != nil {
+			return nil, err
+		}
+		if gr.To, err = fileOf(to); err != nil {
+			return nil, err
+		}
+		m.Growths = append(m.Growths, gr)
+	}
+	if m.Stages, err = readStages(in.Stages, m.Training, in.Checkpoint, m.Growths); err != nil {
 		return nil, err
 	}
 	b, err := os.ReadFile(in.Recipe)
@@ -89,8 +104,8 @@ func (m *Manifest) save(dir string, evals []string) error {
 
 // readStages reads the checkpoint manifests of the stages before the last
 // (whose manifest is last, from the folder ckpt) and checks that each
-// one's last weights are the next one's base.
-func readStages(dirs []string, last json.RawMessage, ckpt string) ([]json.RawMessage, error) {
+// one's last weights are the next one's base, or grew into it (growths).
+func readStages(dirs []string, last json.RawMessage, ckpt string, growths []Growth) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, len(dirs))
 	for _, d := range dirs {
 		raw, err := readManifest(d)
@@ -109,12 +124,15 @@ func readStages(dirs []string, last json.RawMessage, ckpt string) ([]json.RawMes
 		if err != nil {
 			return nil, err
 		}
-		if this.Model.SHA256 != next.Base.SHA256 {
+		grown := slices.ContainsFunc(growths, func(g Growth) bool {
+			return g.From.SHA256 == this.Model.SHA256 && g.To.SHA256 == next.Base.SHA256
+		})
+		if this.Model.SHA256 != next.Base.SHA256 && !grown {
 			nextDir := ckpt
 			if i+1 < len(dirs) {
 				nextDir = dirs[i+1]
 			}
-			return nil, fmt.Errorf("the weights of %s's last epoch (sha256 %s) are not the base %s trained from (sha256 %s)",
+			return nil, fmt.Errorf("the weights of %s's last epoch (sha256 %s) are not the base %s trained from (sha256 %s), nor grew into it (--grow)",
 				dirs[i], this.Model.SHA256, nextDir, next.Base.SHA256)
 		}
 	}
