@@ -107,9 +107,13 @@ func TestWriteStages(t *testing.T) {
 	if _, err := Write(dir, in); err == nil {
 		t.Error("Write took a grown base without --grow")
 	}
-	in.Growths = []string{grown + "=" + small} // the wrong way round
-	if _, err := Write(dir, in); err == nil {
-		t.Error("Write took a growth from the next stage's base into the stage's weights")
+	other := filepath.Join(t.TempDir(), "other.gguf")
+	write(other, "other weights")
+	for _, g := range []string{grown + "=" + small, other + "=" + grown} {
+		in.Growths = []string{g}
+		if _, err := Write(dir, in); err == nil {
+			t.Errorf("Write took --grow %s, which does not link the stages", g)
+		}
 	}
 	in.Growths = []string{small + "=" + grown}
 	if m, err = Write(dir, in); err != nil {
