@@ -19,24 +19,7 @@ func Show(w io.Writer, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	for i, tr := range stages {
-		for _, g := range m.Growths {
-			if i > 0 && g.From.SHA256 == stages[i-1].Model.SHA256 && g.To.SHA256 == tr.Base.SHA256 {
-				fmt.Fprintf(w, "grown by scripts/growmodel: %s (%d bytes) into %s (%d bytes)\n", g.From.Path, g.From.Size, g.To.Path, g.To.Size)
-			}
-		}
-		if len(stages) > 1 {
-			fmt.Fprintf(w, "stage %d: ", i+1)
-		}
-		fmt.Fprintf(w, "trained %d epochs on %d chats (%d held out) from %s: held-out loss %.4f before,",
-			tr.Epoch, tr.Report.Chats, tr.Report.HeldOut, tr.Base.Path, tr.Report.Before)
-		secs := 0.0
-		for _, e := range tr.Report.Epochs {
-			fmt.Fprintf(w, " %.4f", e.EvalLoss)
-			secs += e.Seconds
-		}
-		fmt.Fprintf(w, " by epoch (%.0f s of training)\n", secs)
-	}
+	showStages(w, stages, m.Growths)
 	if m.EvalNote != "" {
 		fmt.Fprintf(w, "evaluation measured again: %s\n", m.EvalNote)
 	}
@@ -78,6 +61,29 @@ func Show(w io.Writer, m *Manifest) error {
 		}
 	}
 	return nil
+}
+
+// showStages writes each training stage's losses, and the growths
+// between stages.
+func showStages(w io.Writer, stages []training, growths []Growth) {
+	for i, tr := range stages {
+		for _, g := range growths {
+			if i > 0 && g.From.SHA256 == stages[i-1].Model.SHA256 && g.To.SHA256 == tr.Base.SHA256 {
+				fmt.Fprintf(w, "grown by scripts/growmodel: %s (%d bytes) into %s (%d bytes)\n", g.From.Path, g.From.Size, g.To.Path, g.To.Size)
+			}
+		}
+		if len(stages) > 1 {
+			fmt.Fprintf(w, "stage %d: ", i+1)
+		}
+		fmt.Fprintf(w, "trained %d epochs on %d chats (%d held out) from %s: held-out loss %.4f before,",
+			tr.Epoch, tr.Report.Chats, tr.Report.HeldOut, tr.Base.Path, tr.Report.Before)
+		secs := 0.0
+		for _, e := range tr.Report.Epochs {
+			fmt.Fprintf(w, " %.4f", e.EvalLoss)
+			secs += e.Seconds
+		}
+		fmt.Fprintf(w, " by epoch (%.0f s of training)\n", secs)
+	}
 }
 
 // Check reads dir's manifest and checks that the model file and the suite
