@@ -109,7 +109,8 @@ func (EditFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (R
 	at := strings.Index(content, old)
 	edited := content[:at] + repl + content[at+len(old):]
 	first := strings.Count(edited[:at], "\n") + 1
-	if r, refused := ws.refuseBreak(EditFileName, rel, edited, true, content, first, first+max(len(splitLines(repl)), 1)-1); refused {
+	prior := func() (string, bool, bool) { return content, true, true }
+	if r, refused := ws.refuseBreak(EditFileName, rel, edited, prior, first, first+max(len(splitLines(repl)), 1)-1); refused {
 		return r, nil
 	}
 	if _, r, ok := ws.writeRel(EditFileName, rel, []byte(edited)); !ok {

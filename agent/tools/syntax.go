@@ -36,6 +36,9 @@ func checkSyntax(name, text string) *syntaxError {
 		}
 		return &syntaxError{Line: 1, Column: 1, Msg: err.Error()}
 	case ".json":
+		if json.Valid([]byte(text)) {
+			return nil
+		}
 		var v any
 		err := json.Unmarshal([]byte(text), &v)
 		if err == nil {
@@ -56,19 +59,25 @@ func checkSyntax(name, text string) *syntaxError {
 // refuseBreak returns the refusal of writing text over rel when that
 // breaks its syntax, and false when the write may go ahead: text parses,
 // rel is not a file checkSyntax reads, or the text before did not parse
-// either (fixing a broken file goes through broken states). before is
-// the file's text; hadFile is false for a file that does not exist yet,
-// whose text must parse. Config.NoSyntaxCheck allows every write.
+// either (fixing a broken file goes through broken states). prior, called
+// only for text that does not parse, gives the file's text; hadFile false
+// for a file that does not exist yet, whose text must parse, and ok false
+// when the text before cannot be told (the write goes ahead, and fails or
+// not on its own). Config.NoSyntaxCheck allows every write.
 //
 // The refusal quotes, as they would read, the lines first to last (from
 // 1) that the change wrote, and the line the parser stopped at when it is
 // not among them; with first 0, that line and the one before it.
-func (w *Workspace) refuseBreak(tool, rel, text string, hadFile bool, before string, first, last int) (Result, bool) {
+func (w *Workspace) refuseBreak(tool, rel, text string, prior func() (before string, hadFile, ok bool), first, last int) (Result, bool) {
 	if w.cfg.NoSyntaxCheck {
 		return Result{}, false
 	}
 	err := checkSyntax(rel, text)
-	if err == nil || (hadFile && checkSyntax(rel, before) != nil) {
+	if err == nil {
+		return Result{}, false
+	}
+	before, hadFile, ok := prior()
+	if !ok || (hadFile && checkSyntax(rel, before) != nil) {
 		return Result{}, false
 	}
 	var b strings.Builder

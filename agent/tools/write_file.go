@@ -66,13 +66,12 @@ func (WriteFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (
 	if abs == ws.root {
 		return errorResult("%s: the path names the workspace root; give a file path like src/main.go", WriteFileName), nil
 	}
-	if checkSyntax(rel, p.Content) != nil {
+	prior := func() (string, bool, bool) {
 		before, err := ws.ReadFile(rel, editMaxBytes)
-		if err == nil || errors.Is(err, fs.ErrNotExist) {
-			if r, refused := ws.refuseBreak(WriteFileName, rel, p.Content, err == nil, string(before), 0, 0); refused {
-				return r, nil
-			}
-		}
+		return string(before), err == nil, err == nil || errors.Is(err, fs.ErrNotExist)
+	}
+	if r, refused := ws.refuseBreak(WriteFileName, rel, p.Content, prior, 0, 0); refused {
+		return r, nil
 	}
 	created, r, ok := ws.writeRel(WriteFileName, rel, []byte(p.Content))
 	if !ok {
