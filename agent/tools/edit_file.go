@@ -57,8 +57,8 @@ const editMaxBytes = 4 << 20
 // so Changed never names a file that did not change.
 //
 // An edit that would turn a Go or JSON file that parses into one that
-// does not is refused, with the parser's message and the line as it
-// would read, and the file is left as it was (Config.NoSyntaxCheck).
+// does not is refused, with the parser's message and the edited lines as
+// they would read, and the file is left as it was (Config.NoSyntaxCheck).
 //
 // Only a regular file of at most 4 MiB is edited. The edited file replaces
 // the old one by a rename (confined.WriteFile), keeping its mode: a hard
