@@ -279,3 +279,15 @@ func TestGofmt(t *testing.T) {
 		}
 	}
 }
+
+// TestGoFlags checks the flags that keep go test's output the same from
+// run to run (normalize.go): without -p=1 the order of a build failure and
+// another package's "[no test files]" line follows the timing, which no
+// test can force.
+func TestGoFlags(t *testing.T) {
+	for _, f := range []string{"-count=1", "-p=1"} {
+		if !slices.Contains(strings.Fields(goFlags), f) {
+			t.Errorf("goFlags %q lacks %s", goFlags, f)
+		}
+	}
+}

@@ -177,11 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// go test results must not depend on the build cache (see normalize.go),
-	// nor on a go.work above the temporary workspaces. go vet finds nothing
-	// in the generated code, so its part of go test changes no output and
-	// only costs time (a quarter of the CPU): it is off.
-	os.Setenv("GOFLAGS", "-count=1 -vet=off")
+	os.Setenv("GOFLAGS", goFlags)
 	os.Setenv("GOWORK", "off")
 	g := generator{fams: fams, seed: f.seed, window: f.window, retry: f.retry, wide: f.names == "wide"}
 	if f.out != "" {

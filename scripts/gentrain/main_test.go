@@ -27,7 +27,7 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.Main()
-	os.Setenv("GOFLAGS", "-count=1")
+	os.Setenv("GOFLAGS", goFlags)
 	os.Setenv("GOWORK", "off")
 	os.Exit(m.Run())
 }
