@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"time"
@@ -158,13 +159,27 @@ func TestShellTimeoutIsCapped(t *testing.T) {
 func TestShellCancelKillsChildren(t *testing.T) {
 	ws := newWorkspace(t, nil, yes)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	start := time.Now()
-	r, err := Shell{}.Run(ctx, ws, json.RawMessage(`{"command": "`+sleeper+`"}`))
+	defer cancel()
+	// Cancel once the child runs (the command marks it in the workspace),
+	// however long a busy machine takes to start it.
+	var cancelled atomic.Int64 // when, in nanoseconds since the Unix epoch
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(filepath.Join(ws.Root(), "started")); err == nil {
+				cancelled.Store(time.Now().UnixNano())
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	r, err := Shell{}.Run(ctx, ws, json.RawMessage(`{"command": "sleep 300 & echo child=$!; touch started; wait"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 5*time.Second {
+	if at := cancelled.Load(); at == 0 {
+		t.Fatal("the command ended before it was cancelled")
+	} else if took := time.Since(time.Unix(0, at)); took > 5*time.Second {
 		t.Errorf("cancelling took %v", took)
 	}
 	if !r.IsError || r.ExitCode != -1 || !r.Ran || !strings.HasPrefix(r.Content, "stopped: context canceled; the command and its child processes were killed\n") {
