@@ -60,9 +60,10 @@ echo "transcripts: $runs"
 echo
 
 echo "== 2. loop eval: no reliability layer against the whole layer, $TASKS held-out tasks, one seed"
-# The copy keeps the suite's directory name: the report names the suite by it.
-sub="$part/$(basename "$SUITE")"
-mkdir "$sub"
+# The copy keeps the suite's last two path elements: the report names the
+# suite by them ("demo/suite").
+sub="$part/$(basename "$(dirname "$SUITE")")/$(basename "$SUITE")"
+mkdir -p "$sub"
 for d in $(ls -d "$SUITE"/*/ | head -"$TASKS"); do cp -r "$d" "$sub/"; done
 bin/loop eval -m "$MODEL" -c 4096 -t "$THREADS" --suite "$sub" --config scripts/demo/none.json \
 	--config scripts/demo/whole.json --html "$REPORT"

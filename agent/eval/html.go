@@ -32,6 +32,8 @@ var chartMetrics = []struct {
 const pageStyle = `body { font-family: system-ui, sans-serif; margin: 2em; color: #1a202c; line-height: 1.4; }
 table { border-collapse: collapse; margin: 1em 0; }
 th, td { border: 1px solid #cbd5e0; padding: 0.2em 0.6em; text-align: left; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.rates td { white-space: normal; } table.rates td + td { white-space: nowrap; }
+p.agent { max-width: 60em; }
 td.pass { background: #c6f6d5; } td.fail { background: #fed7d7; }
 pre { background: #f7fafc; padding: 1em; white-space: pre-wrap; overflow-wrap: anywhere; }
 figure { margin: 1.5em 0; }
@@ -45,8 +47,8 @@ ul.legend .swatch { flex: none; width: 0.9em; height: 0.9em; margin-top: 0.25em;
 // WriteHTML writes the report as one self-contained HTML page: the
 // title (Title), the table, an inline SVG bar chart of each
 // configuration's rates with their 95% Wilson intervals as whiskers and
-// its legend, the rates and the comparisons. It loads nothing and runs no
-// script.
+// its legend, each configuration's rates as a table, and the
+// comparisons. It loads nothing and runs no script.
 func (r *Report) WriteHTML(w io.Writer) error {
 	var b strings.Builder
 	e := html.EscapeString
@@ -65,21 +67,26 @@ func (r *Report) WriteHTML(w io.Writer) error {
 `, e(r.Title()), pageStyle, e(r.Title()), e(r.modelLine()), len(r.Scenarios), len(r.Configs), max(r.Seeds, 1))
 	r.htmlTable(&b)
 	b.WriteString("<figure>\n<div class=\"chart\">\n" + r.Chart() + "</div>\n" + r.legend() + "</figure>\n")
-	b.WriteString("<h2>Rates</h2>\n<pre>" + e(r.Rates()) + "</pre>\n")
+	r.htmlRates(&b)
 	b.WriteString("<h2>Pairwise, on the same runs</h2>\n<pre>" + e(r.Differences()) + "</pre>\n</body>\n</html>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // Title names what was measured: the model's file and the suite, as in
-// "loop eval: agent-tiny-qwen2-f32.gguf on suite live". Without a model
+// "loop eval: agent-tiny-qwen2-f32.gguf on suite live", or "... on
+// demo/suite" where the suite's name says it is one. Without a model
 // every run replayed its scenario's scripted replies.
 func (r *Report) Title() string {
 	m := "scripted replies"
 	if r.Model != "" {
 		m = filepath.Base(r.Model)
 	}
-	return "loop eval: " + m + " on suite " + r.Suite
+	s := "suite " + r.Suite
+	if r.Suite == "suite" || strings.HasSuffix(r.Suite, "/suite") {
+		s = r.Suite
+	}
+	return "loop eval: " + m + " on " + s
 }
 
 // modelLine is the model as the command line named it.
@@ -88,6 +95,25 @@ func (r *Report) modelLine() string {
 		return "Scripted replies"
 	}
 	return "Model " + r.Model
+}
+
+// htmlRates writes each configuration's rates as a table of its own,
+// each rate with its runs and its 95% Wilson interval, after what the
+// agent was.
+func (r *Report) htmlRates(b *strings.Builder) {
+	e := html.EscapeString
+	b.WriteString("<h2>Rates</h2>\n")
+	for _, s := range r.Summaries {
+		fmt.Fprintf(b, "<h3>%s (%d requests)</h3>\n<p class=\"agent\">Agent: %s</p>\n", e(s.Config), s.Requests, e(s.Agent.String()))
+		b.WriteString("<table class=\"rates\">\n<tr><th>rate</th><th>runs</th><th>share [95% interval]</th></tr>\n")
+		for _, row := range s.rateRows(max(r.Seeds, 1)) {
+			fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n", e(row.name), row.rate.Fraction(), e(strings.Join(strings.Fields(row.rate.String()), " ")))
+		}
+		b.WriteString("</table>\n")
+		if len(s.RepairKinds) > 0 {
+			b.WriteString("<p>" + e(s.repairLine()) + "</p>\n")
+		}
+	}
 }
 
 // htmlTable writes the scenario table.
@@ -174,11 +200,11 @@ func (r *Report) parseLabel() string {
 // drawing to its width, so these set proportions and the text's size
 // relative to the bars.
 const (
-	chartLeft, chartRight, chartTop = 44.0, 16.0, 16.0
+	chartLeft, chartRight, chartTop = 52.0, 16.0, 16.0
 	chartPlotH                      = 280.0
 	chartMinPlotW                   = 880.0 // the drawing's width with few configurations
 	chartMinBar, chartMaxBar        = 8.0, 40.0
-	chartLabelSize, chartLineH      = 14.0, 18.0
+	chartLabelSize, chartLineH      = 16.0, 20.0
 	chartCharW                      = 0.6 * chartLabelSize // a wide character's advance, for wrapping labels
 )
 
@@ -228,7 +254,7 @@ func (r *Report) Chart() string {
 	fmt.Fprintf(&b, `<svg id="rates-chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" preserveAspectRatio="xMinYMin meet" role="img" aria-label="rates with 95%% Wilson intervals">
 `, f(l.width), f(l.height))
 	for _, p := range []float64{0, 0.25, 0.5, 0.75, 1} {
-		fmt.Fprintf(&b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#e2e8f0"/><text x="%s" y="%s" font-size="12" text-anchor="end" dominant-baseline="middle">%s%%</text>
+		fmt.Fprintf(&b, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#e2e8f0"/><text x="%s" y="%s" font-size="14" text-anchor="end" dominant-baseline="middle">%s%%</text>
 `, f(chartLeft), f(chartLeft+l.plotW), f(l.y(p)), f(l.y(p)), f(chartLeft-6), f(l.y(p)), decimal.Fixed(100*p, 0))
 	}
 	for i, s := range r.Summaries {

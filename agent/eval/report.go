@@ -232,6 +232,28 @@ func (s Summary) parseLabel() string {
 	return "no grammar"
 }
 
+// rateRow is one rate of a configuration, with its name.
+type rateRow struct {
+	name string
+	rate Rate
+}
+
+// rateRows is a configuration's rates in the order the report prints
+// them; k is the runs per scenario (pass^k).
+func (s Summary) rateRows(k int) []rateRow {
+	return []rateRow{
+		{"pass", s.Pass},
+		{fmt.Sprintf("pass^%d", k), s.PassAll},
+		{"parsed, raw (" + s.parseLabel() + ")", s.ParsedRaw},
+		{"parsed, after repair", s.Parsed},
+		{"schema-valid", s.SchemaValid},
+		{"schema-valid, not cut off", s.Finished},
+		{"right call", s.RightCall},
+		{"call or answer (" + s.parseLabel() + ")", s.Usable},
+		{"edits that match", s.EditsFound},
+	}
+}
+
 // Rates is the per-configuration rates, each with its 95% Wilson
 // interval, one block per configuration.
 func (r *Report) Rates() string {
@@ -239,20 +261,7 @@ func (r *Report) Rates() string {
 	k := max(r.Seeds, 1)
 	for _, s := range r.Summaries {
 		fmt.Fprintf(&b, "%s (%d requests)\n  agent: %s\n", s.Config, s.Requests, s.Agent)
-		rows := []struct {
-			name string
-			rate Rate
-		}{
-			{"pass", s.Pass},
-			{fmt.Sprintf("pass^%d", k), s.PassAll},
-			{"parsed, raw (" + s.parseLabel() + ")", s.ParsedRaw},
-			{"parsed, after repair", s.Parsed},
-			{"schema-valid", s.SchemaValid},
-			{"schema-valid, not cut off", s.Finished},
-			{"right call", s.RightCall},
-			{"call or answer (" + s.parseLabel() + ")", s.Usable},
-			{"edits that match", s.EditsFound},
-		}
+		rows := s.rateRows(k)
 		w := 0
 		for _, row := range rows {
 			w = max(w, len(row.name))

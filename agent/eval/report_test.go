@@ -212,6 +212,7 @@ func TestHTMLTitle(t *testing.T) {
 	}{
 		{"live model", "live", "testdata/models/agent-tiny-qwen2-f32.gguf", "loop eval: agent-tiny-qwen2-f32.gguf on suite live"},
 		{"scripted", "seed13", "", "loop eval: scripted replies on suite seed13"},
+		{"a directory named suite", suiteName("demo/suite/"), "demo/model.gguf", "loop eval: model.gguf on demo/suite"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -310,5 +311,18 @@ func TestWrapWords(t *testing.T) {
 				t.Errorf("wrapWords(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSuiteName: a suite directory is named by its name, and one named
+// "suite" by its parent's too.
+func TestSuiteName(t *testing.T) {
+	for dir, want := range map[string]string{
+		"demo/suite": "demo/suite", "demo/suite/": "demo/suite", "/tmp/x/suite": "x/suite",
+		"suite": "suite", "/suite": "suite", "testdata/live": "live", "live": "live",
+	} {
+		if got := suiteName(dir); got != want {
+			t.Errorf("suiteName(%q) = %q, want %q", dir, got, want)
+		}
 	}
 }

@@ -213,13 +213,14 @@ var toolSets = []string{"", "default", "seed13"}
 
 // LoadSuite reads a suite directory: every subdirectory holding a
 // scenario.json is a scenario, in the order of the directory names (name
-// them 01-..., 02-...).
+// them 01-..., 02-...). The suite is named by its directory (see
+// suiteName).
 func LoadSuite(dir string) (*Suite, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, &Error{Op: "load suite", Subject: dir, Err: err}
 	}
-	suite := &Suite{Name: filepath.Base(filepath.Clean(dir))}
+	suite := &Suite{Name: suiteName(dir)}
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -320,4 +321,15 @@ func (s *Scenario) copyWorkspace(dst string) error {
 		}
 	}
 	return nil
+}
+
+// suiteName names a suite by its directory's name, or, for a directory
+// named "suite", by its parent's too ("demo/suite"), which says more.
+func suiteName(dir string) string {
+	dir = filepath.Clean(dir)
+	name := filepath.Base(dir)
+	if parent := filepath.Base(filepath.Dir(dir)); name == "suite" && parent != "." && parent != string(filepath.Separator) {
+		return parent + "/" + name
+	}
+	return name
 }
