@@ -291,3 +291,50 @@ func TestGoFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestRetestEditsOnce: in the recovery from a broken build, each edit's
+// old_string occurs once in the file as the edits before it left it. The
+// guess's line once also stood in another function of the file (chat 54
+// of seed 3: "for i := 0; i < len(vals); i++ {"), and the repairing edit
+// found it twice, which stopped gentrain.
+func TestRetestEditsOnce(t *testing.T) {
+	fams, err := pickFamilies([]string{"recover"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, wide := range []bool{false, true} {
+		for i := range 3000 {
+			task := makeTask(fams[0], trainSeed(3, i), trainShapes, 4096, wide)
+			if task.Variant != "retest" {
+				continue
+			}
+			checked++
+			files := map[string]string{}
+			for _, f := range task.Files {
+				files[f.Path] = f.Content
+			}
+			for _, reply := range task.Replies {
+				var c struct {
+					Name      string               `json:"name"`
+					Arguments tools.EditFileParams `json:"arguments"`
+				}
+				from, to := strings.Index(reply, "{"), strings.LastIndex(reply, "}")
+				if from < 0 || to < from {
+					continue // an answer
+				}
+				if err := json.Unmarshal([]byte(reply[from:to+1]), &c); err != nil || c.Name != "edit_file" {
+					continue
+				}
+				p := c.Arguments
+				if n := strings.Count(files[p.Path], p.OldString); n != 1 {
+					t.Fatalf("task %d (wide %v): old_string %q occurs %d times in %s", task.Seed, wide, p.OldString, n, p.Path)
+				}
+				files[p.Path] = strings.Replace(files[p.Path], p.OldString, p.NewString, 1)
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d retest tasks checked", checked)
+	}
+}

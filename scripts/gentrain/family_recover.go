@@ -162,14 +162,17 @@ func retestTask(r *rand.Rand, e env) Task {
 	var p goPackage
 	for {
 		p = newPackage(r, 2, e)
-		// maxBug's guess names max, which Go has built in: it is not undefined.
-		if b := p.bug(); !strings.Contains(b.bad, "\n") && !strings.Contains(b.guessFix, " max ") {
+		// maxBug's guess names max, which Go has built in: it is not
+		// undefined. The guess's line must be new to the file, or the edit
+		// that repairs it would find it twice (another function may loop
+		// over the name the guess takes).
+		if b := p.bug(); !strings.Contains(b.bad, "\n") && !strings.Contains(b.guessFix, " max ") && !strings.Contains(p.content(p.source()), b.guessFix) && undefinedName(b) != "" {
 			break
 		}
 	}
 	b, file := p.bug(), p.source()
 	show, decl := showFunc(e, file, p.content(file), b.fn)
-	undefined := undefinedName(b)
+	undefined := undefinedName(b) // not "": the package was drawn until it is not
 	replies := append(show, editFile(file, b.bad, b.guessFix), shell(goTest), editFile(file, b.guessFix, b.good), shell(goTest),
 		"Fixed "+b.fn+" in "+file+": "+b.fixed+". The tests pass.")
 	return Task{
@@ -185,7 +188,8 @@ func retestTask(r *rand.Rand, e env) Task {
 	}
 }
 
-// undefinedName is the name in b.guessFix that the function lacks.
+// undefinedName is the name in b.guessFix that the function lacks, or ""
+// if it lacks none (the guess would build, and the task needs it not to).
 func undefinedName(b bug) string {
 	for _, w := range strings.FieldsFunc(b.guessFix, func(c rune) bool {
 		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_')
@@ -194,5 +198,5 @@ func undefinedName(b bug) string {
 			return w
 		}
 	}
-	panic("gentrain: no undefined name in " + b.guessFix)
+	return ""
 }
