@@ -326,3 +326,27 @@ func TestSuiteName(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLRates: the page gives each configuration's rates as a table of
+// its own, each rate with its runs and its interval on one row, not as
+// preformatted text that a narrow page wraps mid-interval.
+func TestHTMLRates(t *testing.T) {
+	rep := runSuite(t, Seed13(), "raw", "+verify")
+	var b strings.Builder
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if got := strings.Count(page, `<table class="rates">`); got != len(rep.Summaries) {
+		t.Errorf("%d rate tables for %d configurations", got, len(rep.Summaries))
+	}
+	for _, s := range rep.Summaries {
+		row := "<tr><td>pass</td><td>" + s.Pass.Fraction() + "</td><td>" + strings.Join(strings.Fields(s.Pass.String()), " ") + "</td></tr>"
+		if !strings.Contains(page, row) {
+			t.Errorf("page lacks %s's pass row %q", s.Config, row)
+		}
+	}
+	if strings.Contains(page, "<pre>"+html.EscapeString(rep.Rates())) {
+		t.Error("the rates are still preformatted text")
+	}
+}
