@@ -185,15 +185,23 @@ func (r *Report) legend() string {
 	return b.String()
 }
 
-// parseLabel says whether the parse rates of all the configurations were
-// measured without a grammar.
+// parseLabel says which configurations' parse rates were measured under
+// a grammar (there the rate is the grammar's, not the model's), naming
+// them when not all were.
 func (r *Report) parseLabel() string {
+	var under []string
 	for _, s := range r.Summaries {
 		if s.Grammar {
-			return "some under a grammar: there the grammar's rate, not the model's"
+			under = append(under, s.Config)
 		}
 	}
-	return "no grammar"
+	switch len(under) {
+	case 0:
+		return "no grammar"
+	case len(r.Summaries):
+		return "under a grammar: the grammar's rate, not the model's"
+	}
+	return "under a grammar in " + strings.Join(under, ", ") + ": there the grammar's rate, not the model's"
 }
 
 // The chart's geometry, in the SVG's own units: the page scales the whole

@@ -246,10 +246,19 @@ func TestHTMLLegend(t *testing.T) {
 	}
 	page := b.String()
 	labels := rep.LegendLabels()
-	want := "parsed, raw (some under a grammar: there the grammar's rate, not the model's)"
+	want := "parsed, raw (under a grammar in " + rep.Summaries[1].Config + ": there the grammar's rate, not the model's)"
 	if labels[1] != want {
 		t.Errorf("LegendLabels()[1] = %q, want %q", labels[1], want)
 	}
+	rep.Summaries[0].Grammar = true
+	if got, want := rep.LegendLabels()[1], "parsed, raw (under a grammar: the grammar's rate, not the model's)"; got != want {
+		t.Errorf("all under a grammar: LegendLabels()[1] = %q, want %q", got, want)
+	}
+	rep.Summaries[0].Grammar, rep.Summaries[1].Grammar = false, false
+	if got, want := rep.LegendLabels()[1], "parsed, raw (no grammar)"; got != want {
+		t.Errorf("no grammar: LegendLabels()[1] = %q, want %q", got, want)
+	}
+	rep.Summaries[1].Grammar = true
 	for _, l := range labels {
 		if !strings.Contains(page, `<span class="label">`+html.EscapeString(l)+"</span>") {
 			t.Errorf("legend label %q is not whole in the page", l)
