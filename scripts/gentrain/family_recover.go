@@ -160,19 +160,21 @@ func sudoTask(r *rand.Rand, e env) Task {
 // line.
 func retestTask(r *rand.Rand, e env) Task {
 	var p goPackage
+	var b bug
+	var file, undefined string
 	for {
 		p = newPackage(r, 2, e)
+		b, file = p.bug(), p.source()
+		undefined = undefinedName(b)
 		// maxBug's guess names max, which Go has built in: it is not
 		// undefined. The guess's line must be new to the file, or the edit
 		// that repairs it would find it twice (another function may loop
 		// over the name the guess takes).
-		if b := p.bug(); !strings.Contains(b.bad, "\n") && !strings.Contains(b.guessFix, " max ") && !strings.Contains(p.content(p.source()), b.guessFix) && undefinedName(b) != "" {
+		if !strings.Contains(b.bad, "\n") && !strings.Contains(b.guessFix, " max ") && !strings.Contains(p.content(file), b.guessFix) && undefined != "" {
 			break
 		}
 	}
-	b, file := p.bug(), p.source()
 	show, decl := showFunc(e, file, p.content(file), b.fn)
-	undefined := undefinedName(b) // not "": the package was drawn until it is not
 	replies := append(show, editFile(file, b.bad, b.guessFix), shell(goTest), editFile(file, b.guessFix, b.good), shell(goTest),
 		"Fixed "+b.fn+" in "+file+": "+b.fixed+". The tests pass.")
 	return Task{
