@@ -32,14 +32,11 @@ func chromium(t *testing.T) string {
 // to see them.
 func TestHTMLInBrowser(t *testing.T) {
 	chromium(t)
-	var b strings.Builder
-	if err := runSuite(t, Seed13(), "raw", "+verify").WriteHTML(&b); err != nil {
-		t.Fatal(err)
-	}
+	doc := pageOf(t, runSuite(t, Seed13(), "raw", "+verify"))
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "good.html"), filepath.Join(dir, "bad.html")
-	os.WriteFile(good, []byte(b.String()), 0o644)
-	broken := strings.Replace(b.String(), "</body>", `<script>console.error("broken")</script><img src="missing.png"></body>`, 1)
+	os.WriteFile(good, []byte(doc), 0o644)
+	broken := strings.Replace(doc, "</body>", `<script>console.error("broken")</script><img src="missing.png"></body>`, 1)
 	os.WriteFile(bad, []byte(broken), 0o644)
 	script := filepath.Join("..", "..", "scripts", "check-html.sh")
 	out, err := exec.Command("sh", script, good).CombinedOutput()
@@ -84,13 +81,10 @@ document.body.appendChild(pre);
 // no text of the chart runs outside it.
 func TestHTMLLayout(t *testing.T) {
 	browser := chromium(t)
-	var b strings.Builder
-	if err := longLabelReport(t).WriteHTML(&b); err != nil {
-		t.Fatal(err)
-	}
+	doc := pageOf(t, longLabelReport(t))
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	os.WriteFile(page, []byte(strings.Replace(b.String(), "</body>", measureLayout+"</body>", 1)), 0o644)
+	os.WriteFile(page, []byte(strings.Replace(doc, "</body>", measureLayout+"</body>", 1)), 0o644)
 	for _, width := range []int{1280, 480} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",

@@ -165,11 +165,7 @@ func TestFromTranscript(t *testing.T) {
 // rate that has trials.
 func TestHTML(t *testing.T) {
 	rep := runSuite(t, Seed13(), "raw", "+verify")
-	var b strings.Builder
-	if err := rep.WriteHTML(&b); err != nil {
-		t.Fatal(err)
-	}
-	page := b.String()
+	page := pageOf(t, rep)
 	for _, bad := range []string{"<script", " src=", " href=", "@import", "url("} {
 		if strings.Contains(page, bad) {
 			t.Errorf("page contains %q: not self-contained", bad)
@@ -221,12 +217,9 @@ func TestHTMLTitle(t *testing.T) {
 			if got := rep.Title(); got != tt.want {
 				t.Errorf("Title() = %q, want %q", got, tt.want)
 			}
-			var b strings.Builder
-			if err := rep.WriteHTML(&b); err != nil {
-				t.Fatal(err)
-			}
+			page := pageOf(t, rep)
 			for _, want := range []string{"<title>" + tt.want + "</title>", "<h1>" + tt.want + "</h1>"} {
-				if !strings.Contains(b.String(), want) {
+				if !strings.Contains(page, want) {
 					t.Errorf("page lacks %q", want)
 				}
 			}
@@ -240,11 +233,7 @@ func TestHTMLTitle(t *testing.T) {
 // its group.
 func TestHTMLLegend(t *testing.T) {
 	rep := longLabelReport(t)
-	var b strings.Builder
-	if err := rep.WriteHTML(&b); err != nil {
-		t.Fatal(err)
-	}
-	page := b.String()
+	page := pageOf(t, rep)
 	labels := rep.LegendLabels()
 	want := "parsed, raw (under a grammar in " + rep.Summaries[1].Config + ": there the grammar's rate, not the model's)"
 	if labels[1] != want {
@@ -341,11 +330,7 @@ func TestSuiteName(t *testing.T) {
 // preformatted text that a narrow page wraps mid-interval.
 func TestHTMLRates(t *testing.T) {
 	rep := runSuite(t, Seed13(), "raw", "+verify")
-	var b strings.Builder
-	if err := rep.WriteHTML(&b); err != nil {
-		t.Fatal(err)
-	}
-	page := b.String()
+	page := pageOf(t, rep)
 	if got := strings.Count(page, `<table class="rates">`); got != len(rep.Summaries) {
 		t.Errorf("%d rate tables for %d configurations", got, len(rep.Summaries))
 	}
@@ -358,4 +343,14 @@ func TestHTMLRates(t *testing.T) {
 	if strings.Contains(page, "<pre>"+html.EscapeString(rep.Rates())) {
 		t.Error("the rates are still preformatted text")
 	}
+}
+
+// pageOf is the report's HTML page.
+func pageOf(t *testing.T, rep *Report) string {
+	t.Helper()
+	var b strings.Builder
+	if err := rep.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
