@@ -3,11 +3,15 @@
 // testing at all. No format technique catches that, since the claim is
 // well-formed text; the gate does: a final answer that comes after an edit,
 // with no successful check command since, is not accepted. The agent asks
-// once for verification; if the answer comes again unverified, the run
-// ends as "unverified". A task that asks for a change (WantsChange: "Fix
+// once for verification; if the answer comes again unverified, or right
+// after the check failed (there is nothing to ask), the run ends as
+// "unverified". A task that asks for a change (WantsChange: "Fix
 // the bug in cart.go.") answered before anything was edited gets one
 // reminder too: a small model often answers with a plan, or with words
-// about another file, instead of making the change.
+// about another file, instead of making the change. And such a task
+// answered while the check it ran last fails, with no edit since, is
+// sent back up to MaxFixAsks times: a small model often reads a failure
+// and then says that the tests pass.
 //
 //	g := gate.New(gate.DetectCheck(root))
 //	g.Observe(gate.Step{Edit: true, OK: true})
@@ -48,10 +52,17 @@ const (
 	// AskChange: the task asks for a change and nothing has been edited;
 	// remind the model, once.
 	AskChange
+	// AskFix: the task asks for a change and the check failed after the
+	// last edit (or with none); send the model back to fix it, up to
+	// MaxFixAsks times.
+	AskFix
 )
 
+// MaxFixAsks is how many answers a failing check sends back in one task.
+const MaxFixAsks = 2
+
 func (v Verdict) String() string {
-	return [...]string{"accept", "ask", "unverified", "ask-change"}[v]
+	return [...]string{"accept", "ask", "unverified", "ask-change", "ask-fix"}[v]
 }
 
 // Gate tracks edits and checks over a run. It is not safe for concurrent
@@ -63,7 +74,9 @@ type Gate struct {
 	dirty    bool // an edit without a passing check since
 	verified bool // a check passed after the last edit
 	failing  bool // the last check command run failed
+	stale    bool // an edit since the last check command
 	asked    bool
+	fixAsks  int // AskFix verdicts in this task
 
 	wantsChange bool // the task asks for a change (Task)
 	everEdited  bool // an edit succeeded in this run
@@ -84,7 +97,7 @@ func WantsChange(task string) bool { return changeRequest.MatchString(strings.Tr
 // starts its own reminder; edits of earlier tasks in the conversation do
 // not count.
 func (g *Gate) Task(task string) {
-	g.wantsChange, g.everEdited, g.askedChange = WantsChange(task), false, false
+	g.wantsChange, g.everEdited, g.askedChange, g.fixAsks = WantsChange(task), false, false, 0
 }
 
 // Unchanged reports whether the task asks for a change and nothing has
@@ -98,9 +111,9 @@ func New(check string) *Gate { return &Gate{Check: check} }
 func (g *Gate) Observe(s Step) {
 	switch {
 	case s.Edit && s.OK:
-		g.dirty, g.verified, g.everEdited = true, false, true
+		g.dirty, g.verified, g.everEdited, g.stale = true, false, true, true
 	case s.Command != "" && g.IsCheck(s.Command):
-		g.failing = !s.OK
+		g.failing, g.stale = !s.OK, false
 		if s.OK {
 			g.dirty, g.verified = false, true
 		}
@@ -109,8 +122,13 @@ func (g *Gate) Observe(s Step) {
 
 // Failing reports whether the last check command that ran failed. An
 // answer after it may be right (a task that asks which test fails), so the
-// gate does not refuse it; the outcome says so.
+// gate refuses it only for a task that asks for a change (AskFix); the
+// outcome says so.
 func (g *Gate) Failing() bool { return g.failing }
+
+// FailsNow reports whether the last check command failed and nothing
+// was edited since.
+func (g *Gate) FailsNow() bool { return g.failing && !g.stale }
 
 // Verified reports whether a check passed after the last edit.
 func (g *Gate) Verified() bool { return g.verified }
@@ -125,8 +143,13 @@ func (g *Gate) Answer() Verdict {
 	case g.Unchanged() && !g.askedChange:
 		g.askedChange = true
 		return AskChange
+	case g.wantsChange && g.FailsNow() && g.fixAsks < MaxFixAsks:
+		g.fixAsks++
+		return AskFix
 	case !g.dirty:
 		return Accept
+	case g.FailsNow():
+		return Unverified // the check ran after the edit: nothing to ask
 	case !g.asked:
 		g.asked = true
 		return Ask
@@ -141,6 +164,16 @@ func (g *Gate) AskText() string {
 		check = "the project's tests"
 	}
 	return "You changed files but did not run " + check + " since. Run it and answer only after it passes."
+}
+
+// AskFixText is the note the agent sends when the gate sends an answer
+// back because the check fails.
+func (g *Gate) AskFixText() string {
+	check := g.Check
+	if check == "" {
+		check = "The check"
+	}
+	return check + " still fails, so the task is not done. Read what it printed, fix the code with edit_file, and run " + strings.ToLower(check[:1]) + check[1:] + " again; answer only when it passes."
 }
 
 // AskChangeText is the note the agent sends when the gate reminds the

@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -16,7 +17,7 @@ func TestGate(t *testing.T) {
 		{"no edit", "", []Step{{OK: true}}, []Verdict{Accept}},
 		{"edit then answer", "", []Step{{OK: true, Edit: true}}, []Verdict{Ask, Unverified}},
 		{"edit, test, answer", "", []Step{{OK: true, Edit: true}, {Command: "go test ./...", OK: true}}, []Verdict{Accept}},
-		{"failing test does not verify", "", []Step{{OK: true, Edit: true}, {Command: "go test ./...", OK: false}}, []Verdict{Ask, Unverified}},
+		{"failing test does not verify, nor is asked for again", "", []Step{{OK: true, Edit: true}, {Command: "go test ./...", OK: false}}, []Verdict{Unverified}},
 		{"edit after the test", "", []Step{{Command: "mvn -q test", OK: true}, {OK: true, Edit: true}}, []Verdict{Ask}},
 		{"a failed edit changes nothing", "", []Step{{OK: false, Edit: true}}, []Verdict{Accept}},
 		{"other command", "", []Step{{OK: true, Edit: true}, {Command: "ls -la", OK: true}}, []Verdict{Ask}},
@@ -150,5 +151,51 @@ func TestAskChange(t *testing.T) {
 	g.Task("Fix Min in min.go.")
 	if v := g.Answer(); v != AskChange {
 		t.Errorf("a new task after an edit of the last one: %v, want ask-change", v)
+	}
+}
+
+// TestAskFix: on a task that asks for a change, an answer while the
+// check it ran last fails, with no edit since, is sent back MaxFixAsks
+// times, whether or not the model edited before that check; an edit
+// after the failing check asks for the check instead; a question is
+// answered however the check went.
+func TestAskFix(t *testing.T) {
+	g := New("go test ./...")
+	g.Task("Fix Sum in sum.go.")
+	g.Observe(Step{Command: "go test ./...", OK: false})
+	if v := g.Answer(); v != AskChange {
+		t.Fatalf("first answer before an edit: %v, want ask-change", v)
+	}
+	for i := range MaxFixAsks {
+		if v := g.Answer(); v != AskFix || !g.FailsNow() {
+			t.Fatalf("answer %d while the check fails: %v (fails now %v), want ask-fix", i+2, v, g.FailsNow())
+		}
+	}
+	if v := g.Answer(); v != Accept {
+		t.Errorf("answer after %d ask-fix: %v, want accept (the outcome says the check failed)", MaxFixAsks, v)
+	}
+
+	g.Task("Fix Max in max.go.")
+	g.Observe(Step{OK: true, Edit: true})
+	g.Observe(Step{Command: "go test ./...", OK: false})
+	if v := g.Answer(); v != AskFix {
+		t.Errorf("answer after an edit and a failing check: %v, want ask-fix", v)
+	}
+	g.Observe(Step{OK: true, Edit: true})
+	if v := g.Answer(); v != Ask || g.FailsNow() {
+		t.Errorf("answer after an edit since the failing check: %v (fails now %v), want ask", v, g.FailsNow())
+	}
+	g.Observe(Step{Command: "go test ./...", OK: true})
+	if v := g.Answer(); v != Accept {
+		t.Errorf("answer after a passing check: %v, want accept", v)
+	}
+
+	g.Task("Which test fails?")
+	g.Observe(Step{Command: "go test ./...", OK: false})
+	if v := g.Answer(); v != Accept {
+		t.Errorf("answer to a question while the check fails: %v, want accept", v)
+	}
+	if text := g.AskFixText(); !strings.Contains(text, "go test ./... still fails") {
+		t.Errorf("AskFixText() = %q, want it to name the check", text)
 	}
 }

@@ -202,6 +202,53 @@ func TestAnswerWithoutChange(t *testing.T) {
 	}
 }
 
+// TestAnswerWhileFailing: on a task that asks for a fix, an answer while
+// the check run last fails, with no edit since, is sent back (a note,
+// one more request) up to gate.MaxFixAsks times: a model that then fixes
+// the bug ends verified; one that edits, sees the check fail and keeps
+// answering ends unverified with the reason that the check fails, without
+// a request to run it again; one that never edits ends done with the
+// reason.
+// NoGate accepts the first answer.
+func TestAnswerWhileFailing(t *testing.T) {
+	const claim = "Fixed; the tests pass."
+	badEdit := call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "for i := 1; i", "new_string": "for i := 2; i"}}`)
+	fixBad := call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "for i := 2; i", "new_string": "for i := 0; i"}}`)
+	for _, tt := range []struct {
+		name     string
+		replies  []string
+		guards   loop.Guards
+		kind     loop.Kind
+		reason   string
+		requests int
+		notes    int
+	}{
+		{"fixed when sent back", []string{readCalc, badEdit, goTest, claim, fixBad, goTest, answer}, loop.Guards{}, loop.Verified, "", 7, 1},
+		{"answered while failing", []string{readCalc, badEdit, goTest, claim, claim, claim}, loop.Guards{}, loop.Unverified, "answered while go test ./... fails", 6, 2},
+		{"no edit", []string{goTest, claim, claim, claim, claim}, loop.Guards{}, loop.Done, "the last go test ./... failed", 5, 3},
+		{"no gate", []string{readCalc, badEdit, goTest, claim}, loop.Guards{NoGate: true}, loop.Unverified, "no passing go test ./... after the last edit", 4, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, err := tools.NewWorkspace(copyFixture(t), tools.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var evs events
+			a, err := loop.New(hermesScript(t, tt.replies, nil), loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: tt.guards, Sink: &evs, NoContext: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := a.Run(context.Background(), "TestTotal fails. Fix Total in calc.go.")
+			if out.Kind != tt.kind || out.Reason != tt.reason || out.Requests != tt.requests {
+				t.Errorf("outcome %q, reason %q, %d requests; want %q, %q, %d", out.Kind, out.Reason, out.Requests, tt.kind, tt.reason, tt.requests)
+			}
+			if got := len(evs.kinds(transcript.KindNote)); got != tt.notes {
+				t.Errorf("%d notes, want %d: %+v", got, tt.notes, evs.kinds(transcript.KindNote))
+			}
+		})
+	}
+}
+
 // sourcesSeen is a model that answers with another and keeps each
 // request's answer sources.
 type sourcesSeen struct {

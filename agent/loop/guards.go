@@ -152,17 +152,25 @@ func (g *loopGuard) observe(_ *Agent, c *chat.ToolCall, content string, changed 
 // an edit with no passing check since is not done, so it asks once for
 // the check and makes the next step run a command; before any edit, on
 // a task that asks for a change, it reminds the model of the change
-// once; an answer again without the check ends the run unverified.
+// once, and while the check fails it sends the model back to fix it
+// (gate.MaxFixAsks times); an answer again without the check, or after
+// it failed, ends the run unverified.
 type gateGuard struct{}
 
 func (gateGuard) judge(a *Agent) (string, forceChoice, *Outcome) {
 	switch a.gate.Answer() {
 	case gate.AskChange:
 		return a.gate.AskChangeText(), forceChoice{}, nil
+	case gate.AskFix:
+		return a.gate.AskFixText(), forceChoice{}, nil
 	case gate.Ask:
 		return a.gate.AskText(), forceChoice{mode: grammar.ChoiceFunction, tool: "shell"}, nil
 	case gate.Unverified:
-		out := a.end(Unverified, "answered again without running "+a.checkName(), nil)
+		reason := "answered again without running " + a.checkName()
+		if a.gate.FailsNow() {
+			reason = "answered while " + a.checkName() + " fails"
+		}
+		out := a.end(Unverified, reason, nil)
 		return "", forceChoice{}, &out
 	case gate.Accept:
 		if a.gate.Unchanged() && !a.gate.Edited() && !a.gate.Verified() && !a.gate.Failing() {

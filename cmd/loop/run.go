@@ -82,7 +82,7 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.guards.NoLoopGuard, "no-loop-guard", false, "do not detect repeated calls")
 	fs.IntVar(&f.guards.LoopRepeats, "loop-repeats", 0, "identical steps in a row that are a loop (0: 3)")
 	fs.IntVar(&f.guards.LoopCycles, "loop-cycles", 0, "two-step cycles in a row that are a loop (0: 2)")
-	fs.BoolVar(&f.guards.NoGate, "no-gate", false, "accept an answer after an unverified edit")
+	fs.BoolVar(&f.guards.NoGate, "no-gate", false, "accept an answer after an unverified edit, or while the check fails on a task that asks for a change (otherwise such an answer is sent back, up to twice)")
 	fs.BoolVar(&f.guards.NoForce, "no-force", false, "keep tool_choice auto on every step")
 	fs.BoolVar(&f.guards.AllTools, "all-tools", false, "offer edit_file and write_file to a question that asks for no change too")
 	fs.BoolVar(&f.guards.NoPaths, "no-paths", false, "let read_file and edit_file name any path, not only the workspace's files, in the call grammar")
