@@ -90,6 +90,10 @@ func BenchmarkPrefillReuse(b *testing.B) {
 // after a 512-token prompt, decoded at once with logits at every position,
 // then removed again. Drafting pays off only where a batch of n costs less
 // than the tokens it keeps would cost one at a time (n=1 is plain decoding).
+// The sizes on either side of a multiple of four show how ggml multiplies
+// repacked CPU weights (Q4_0, Q8_0, Q4_K, IQ4_NL): four rows of the batch
+// at a time, and each row left over in a pass of its own over all the
+// weights, so that n=5 may cost more than n=8.
 func BenchmarkVerify(b *testing.B) {
 	m, c := benchContext(b, 640)
 	toks := randomTokens(m, 512+17)
@@ -97,7 +101,7 @@ func BenchmarkVerify(b *testing.B) {
 	if _, err := c.DecodeTokens(ctx, 0, 0, toks[:512], false); err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []int{1, 2, 3, 5, 9, 17} {
+	for _, n := range []int{1, 2, 3, 4, 5, 8, 9, 12, 16, 17} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			batch, err := llama.NewBatch(n, 1)
 			if err != nil {
