@@ -169,9 +169,12 @@ func TestDoneAfterFailingCheck(t *testing.T) {
 // TestAnswerWithoutChange: on a task that asks for a fix, an answer before
 // any edit gets one reminder (a note, one more request); when the model
 // then fixes the bug the run ends verified, and when it answers again
-// the run ends done with the reason. NoGate accepts the first answer.
+// the run ends done with the reason, even after a passing check (here go
+// vet): with nothing changed it verified nothing. NoGate accepts the
+// first answer.
 func TestAnswerWithoutChange(t *testing.T) {
 	const plan = "The loop should start at 0."
+	goVet := call(`{"name": "shell", "arguments": {"command": "go vet ./..."}}`)
 	for _, tt := range []struct {
 		name     string
 		replies  []string
@@ -179,10 +182,12 @@ func TestAnswerWithoutChange(t *testing.T) {
 		kind     loop.Kind
 		reason   string
 		requests int
+		check    string
 	}{
-		{"fixed after the reminder", []string{readCalc, plan, editCalc, goTest, answer}, loop.Guards{}, loop.Verified, "", 5},
-		{"answered again", []string{readCalc, plan, plan}, loop.Guards{}, loop.Done, "the task asks for a change and nothing was edited", 3},
-		{"no gate", []string{readCalc, plan}, loop.Guards{NoGate: true}, loop.Done, "", 2},
+		{"fixed after the reminder", []string{readCalc, plan, editCalc, goTest, answer}, loop.Guards{}, loop.Verified, "", 5, ""},
+		{"answered again", []string{readCalc, plan, plan}, loop.Guards{}, loop.Done, "the task asks for a change and nothing was edited", 3, ""},
+		{"no gate", []string{readCalc, plan}, loop.Guards{NoGate: true}, loop.Done, "", 2, ""},
+		{"a passing check, nothing edited", []string{readCalc, plan, goVet, plan}, loop.Guards{}, loop.Done, "the task asks for a change and nothing was edited", 4, "go vet ./..."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ws, err := tools.NewWorkspace(copyFixture(t), tools.Config{})
@@ -190,7 +195,7 @@ func TestAnswerWithoutChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			var evs events
-			a, err := loop.New(hermesScript(t, tt.replies, nil), loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: tt.guards, Sink: &evs, NoContext: true})
+			a, err := loop.New(hermesScript(t, tt.replies, nil), loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: tt.guards, Sink: &evs, NoContext: true, Check: tt.check})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -173,7 +173,8 @@ func (gateGuard) judge(a *Agent) (string, forceChoice, *Outcome) {
 		out := a.end(Unverified, reason, nil)
 		return "", forceChoice{}, &out
 	case gate.Accept:
-		if a.gate.Unchanged() && !a.gate.Edited() && !a.gate.Verified() && !a.gate.Failing() {
+		// A passing check verifies nothing when nothing was changed.
+		if a.gate.Unchanged() && !a.gate.Failing() {
 			out := a.end(Done, "the task asks for a change and nothing was edited", nil)
 			return "", forceChoice{}, &out
 		}
