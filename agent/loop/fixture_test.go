@@ -166,6 +166,23 @@ func TestDoneAfterFailingCheck(t *testing.T) {
 	}
 }
 
+// runFix runs the agent on the fixture with the task "TestTotal fails.
+// Fix Total in calc.go.", a script of replies, guards and check (""
+// detects go test), and returns the outcome and the run's events.
+func runFix(t *testing.T, replies []string, guards loop.Guards, check string) (loop.Outcome, events) {
+	t.Helper()
+	ws, err := tools.NewWorkspace(copyFixture(t), tools.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs events
+	a, err := loop.New(hermesScript(t, replies, nil), loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: guards, Sink: &evs, NoContext: true, Check: check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Run(context.Background(), "TestTotal fails. Fix Total in calc.go."), evs
+}
+
 // TestAnswerWithoutChange: on a task that asks for a fix, an answer before
 // any edit gets one reminder (a note, one more request); when the model
 // then fixes the bug the run ends verified, and when it answers again
@@ -190,16 +207,7 @@ func TestAnswerWithoutChange(t *testing.T) {
 		{"a passing check, nothing edited", []string{readCalc, plan, goVet, plan}, loop.Guards{}, loop.Done, "the task asks for a change and nothing was edited", 4, "go vet ./..."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ws, err := tools.NewWorkspace(copyFixture(t), tools.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var evs events
-			a, err := loop.New(hermesScript(t, tt.replies, nil), loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: tt.guards, Sink: &evs, NoContext: true, Check: tt.check})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := a.Run(context.Background(), "TestTotal fails. Fix Total in calc.go.")
+			out, _ := runFix(t, tt.replies, tt.guards, tt.check)
 			if out.Kind != tt.kind || out.Reason != tt.reason || out.Requests != tt.requests {
 				t.Errorf("outcome %q, reason %q, %d requests; want %q, %q, %d", out.Kind, out.Reason, out.Requests, tt.kind, tt.reason, tt.requests)
 			}
@@ -213,8 +221,7 @@ func TestAnswerWithoutChange(t *testing.T) {
 // the bug ends verified; one that edits, sees the check fail and keeps
 // answering ends unverified with the reason that the check fails, without
 // a request to run it again; one that never edits ends done with the
-// reason.
-// NoGate accepts the first answer.
+// reason. NoGate accepts the first answer.
 func TestAnswerWhileFailing(t *testing.T) {
 	const claim = "Fixed; the tests pass."
 	badEdit := call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "for i := 1; i", "new_string": "for i := 2; i"}}`)
@@ -234,16 +241,7 @@ func TestAnswerWhileFailing(t *testing.T) {
 		{"no gate", []string{readCalc, badEdit, goTest, claim}, loop.Guards{NoGate: true}, loop.Unverified, "no passing go test ./... after the last edit", 4, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ws, err := tools.NewWorkspace(copyFixture(t), tools.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var evs events
-			a, err := loop.New(hermesScript(t, tt.replies, nil), loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: tt.guards, Sink: &evs, NoContext: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := a.Run(context.Background(), "TestTotal fails. Fix Total in calc.go.")
+			out, evs := runFix(t, tt.replies, tt.guards, "")
 			if out.Kind != tt.kind || out.Reason != tt.reason || out.Requests != tt.requests {
 				t.Errorf("outcome %q, reason %q, %d requests; want %q, %q, %d", out.Kind, out.Reason, out.Requests, tt.kind, tt.reason, tt.requests)
 			}
