@@ -173,7 +173,7 @@ func (g *Gate) AskFixText() string {
 	if check == "" {
 		check = "The check"
 	}
-	return check + " still fails, so the task is not done. Read what it printed, fix the code with edit_file, and run " + strings.ToLower(check[:1]) + check[1:] + " again; answer only when it passes."
+	return check + " still fails, so the task is not done. Read what it printed, fix the code with edit_file, and run it again; answer only when it passes."
 }
 
 // AskChangeText is the note the agent sends when the gate reminds the

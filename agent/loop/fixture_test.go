@@ -166,21 +166,43 @@ func TestDoneAfterFailingCheck(t *testing.T) {
 	}
 }
 
-// runFix runs the agent on the fixture with the task "TestTotal fails.
-// Fix Total in calc.go.", a script of replies, guards and check (""
-// detects go test), and returns the outcome and the run's events.
-func runFix(t *testing.T, replies []string, guards loop.Guards, check string) (loop.Outcome, events) {
+// fixCase is a run of the fixture's fix task, "TestTotal fails. Fix
+// Total in calc.go.": a script of replies under guards and a check (""
+// detects go test), and the outcome and notes it must end with.
+type fixCase struct {
+	name     string
+	replies  []string
+	guards   loop.Guards
+	check    string
+	kind     loop.Kind
+	reason   string
+	requests int
+	notes    int
+}
+
+// runFixCases runs each case through loop.New with the real tools.
+func runFixCases(t *testing.T, cases []fixCase) {
 	t.Helper()
-	ws, err := tools.NewWorkspace(copyFixture(t), tools.Config{})
-	if err != nil {
-		t.Fatal(err)
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, err := tools.NewWorkspace(copyFixture(t), tools.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var evs events
+			a, err := loop.New(hermesScript(t, tt.replies, nil), loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: tt.guards, Sink: &evs, NoContext: true, Check: tt.check})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := a.Run(context.Background(), "TestTotal fails. Fix Total in calc.go.")
+			if out.Kind != tt.kind || out.Reason != tt.reason || out.Requests != tt.requests {
+				t.Errorf("outcome %q, reason %q, %d requests; want %q, %q, %d", out.Kind, out.Reason, out.Requests, tt.kind, tt.reason, tt.requests)
+			}
+			if got := len(evs.kinds(transcript.KindNote)); got != tt.notes {
+				t.Errorf("%d notes, want %d: %+v", got, tt.notes, evs.kinds(transcript.KindNote))
+			}
+		})
 	}
-	var evs events
-	a, err := loop.New(hermesScript(t, replies, nil), loop.Settings{ToolSet: tools.Default(), Workspace: ws, Guards: guards, Sink: &evs, NoContext: true, Check: check})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.Run(context.Background(), "TestTotal fails. Fix Total in calc.go."), evs
 }
 
 // TestAnswerWithoutChange: on a task that asks for a fix, an answer before
@@ -191,28 +213,14 @@ func runFix(t *testing.T, replies []string, guards loop.Guards, check string) (l
 // first answer.
 func TestAnswerWithoutChange(t *testing.T) {
 	const plan = "The loop should start at 0."
+	const nothing = "the task asks for a change and nothing was edited"
 	goVet := call(`{"name": "shell", "arguments": {"command": "go vet ./..."}}`)
-	for _, tt := range []struct {
-		name     string
-		replies  []string
-		guards   loop.Guards
-		kind     loop.Kind
-		reason   string
-		requests int
-		check    string
-	}{
-		{"fixed after the reminder", []string{readCalc, plan, editCalc, goTest, answer}, loop.Guards{}, loop.Verified, "", 5, ""},
-		{"answered again", []string{readCalc, plan, plan}, loop.Guards{}, loop.Done, "the task asks for a change and nothing was edited", 3, ""},
-		{"no gate", []string{readCalc, plan}, loop.Guards{NoGate: true}, loop.Done, "", 2, ""},
-		{"a passing check, nothing edited", []string{readCalc, plan, goVet, plan}, loop.Guards{}, loop.Done, "the task asks for a change and nothing was edited", 4, "go vet ./..."},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			out, _ := runFix(t, tt.replies, tt.guards, tt.check)
-			if out.Kind != tt.kind || out.Reason != tt.reason || out.Requests != tt.requests {
-				t.Errorf("outcome %q, reason %q, %d requests; want %q, %q, %d", out.Kind, out.Reason, out.Requests, tt.kind, tt.reason, tt.requests)
-			}
-		})
-	}
+	runFixCases(t, []fixCase{
+		{"fixed after the reminder", []string{readCalc, plan, editCalc, goTest, answer}, loop.Guards{}, "", loop.Verified, "", 5, 1},
+		{"answered again", []string{readCalc, plan, plan}, loop.Guards{}, "", loop.Done, nothing, 3, 1},
+		{"no gate", []string{readCalc, plan}, loop.Guards{NoGate: true}, "", loop.Done, "", 2, 0},
+		{"a passing check, nothing edited", []string{readCalc, plan, goVet, plan}, loop.Guards{}, "go vet ./...", loop.Done, nothing, 4, 1},
+	})
 }
 
 // TestAnswerWhileFailing: on a task that asks for a fix, an answer while
@@ -226,30 +234,12 @@ func TestAnswerWhileFailing(t *testing.T) {
 	const claim = "Fixed; the tests pass."
 	badEdit := call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "for i := 1; i", "new_string": "for i := 2; i"}}`)
 	fixBad := call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "for i := 2; i", "new_string": "for i := 0; i"}}`)
-	for _, tt := range []struct {
-		name     string
-		replies  []string
-		guards   loop.Guards
-		kind     loop.Kind
-		reason   string
-		requests int
-		notes    int
-	}{
-		{"fixed when sent back", []string{readCalc, badEdit, goTest, claim, fixBad, goTest, answer}, loop.Guards{}, loop.Verified, "", 7, 1},
-		{"answered while failing", []string{readCalc, badEdit, goTest, claim, claim, claim}, loop.Guards{}, loop.Unverified, "answered while go test ./... fails", 6, 2},
-		{"no edit", []string{goTest, claim, claim, claim, claim}, loop.Guards{}, loop.Done, "the last go test ./... failed", 5, 3},
-		{"no gate", []string{readCalc, badEdit, goTest, claim}, loop.Guards{NoGate: true}, loop.Unverified, "no passing go test ./... after the last edit", 4, 0},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			out, evs := runFix(t, tt.replies, tt.guards, "")
-			if out.Kind != tt.kind || out.Reason != tt.reason || out.Requests != tt.requests {
-				t.Errorf("outcome %q, reason %q, %d requests; want %q, %q, %d", out.Kind, out.Reason, out.Requests, tt.kind, tt.reason, tt.requests)
-			}
-			if got := len(evs.kinds(transcript.KindNote)); got != tt.notes {
-				t.Errorf("%d notes, want %d: %+v", got, tt.notes, evs.kinds(transcript.KindNote))
-			}
-		})
-	}
+	runFixCases(t, []fixCase{
+		{"fixed when sent back", []string{readCalc, badEdit, goTest, claim, fixBad, goTest, answer}, loop.Guards{}, "", loop.Verified, "", 7, 1},
+		{"answered while failing", []string{readCalc, badEdit, goTest, claim, claim, claim}, loop.Guards{}, "", loop.Unverified, "answered while go test ./... fails", 6, 2},
+		{"no edit", []string{goTest, claim, claim, claim, claim}, loop.Guards{}, "", loop.Done, "the last go test ./... failed", 5, 3},
+		{"no gate", []string{readCalc, badEdit, goTest, claim}, loop.Guards{NoGate: true}, "", loop.Unverified, "no passing go test ./... after the last edit", 4, 0},
+	})
 }
 
 // sourcesSeen is a model that answers with another and keeps each
