@@ -44,8 +44,8 @@ type Config struct {
 	// NoPaths leaves read_file's and edit_file's path free in the grammar
 	// instead of one of the workspace's files (loop.Guards.NoPaths).
 	NoPaths bool `json:"no_paths,omitempty"`
-	// NoSyntaxCheck lets edits break a Go or JSON file's syntax
-	// (loop.Guards.NoSyntaxCheck).
+	// NoSyntaxCheck lets edits break a Go or JSON file's syntax, or a Go
+	// directory's one package (loop.Guards.NoSyntaxCheck).
 	NoSyntaxCheck bool `json:"no_syntax_check,omitempty"`
 	// AllTools offers every tool to a question that asks for no change,
 	// which otherwise gets no tool that writes files

@@ -175,8 +175,8 @@ type Guards struct {
 	// answer.
 	NoForce bool
 	// NoSyntaxCheck lets edit_file and write_file break the syntax of a Go
-	// or JSON file (tools.Config.NoSyntaxCheck); by default such a write
-	// is refused and the file stays as it was. It applies to the
+	// or JSON file, or a Go directory's one package (tools.Config.NoSyntaxCheck);
+	// by default such a write is refused and the file stays as it was. It applies to the
 	// workspace New opens, not to Settings.Workspace.
 	NoSyntaxCheck bool
 }

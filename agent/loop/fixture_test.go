@@ -314,3 +314,36 @@ func TestSyntaxCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageCheck: a new test file of another package than calc.go's is
+// refused, so the edit that follows makes go test pass and the run ends
+// verified; with Guards.NoSyntaxCheck the file is written and go test
+// cannot build the directory. The workspace is the one New opens from
+// Dir, as in loop run.
+func TestPackageCheck(t *testing.T) {
+	stray := call(`{"name": "write_file", "arguments": {"path": "more_test.go", "content": "package orders\n\nimport \"testing\"\n\nfunc TestMore(t *testing.T) {}\n"}}`)
+	for _, off := range []bool{false, true} {
+		dir := copyFixture(t)
+		var evs events
+		a, err := loop.New(hermesScript(t, []string{stray, editCalc, goTest, answer, answer, answer}, nil),
+			loop.Settings{ToolSet: tools.Default(), Dir: dir, Sink: &evs, NoContext: true, Guards: loop.Guards{NoSyntaxCheck: off}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := a.Run(context.Background(), "TestTotal fails in calc.go. Make the test pass.")
+		results := evs.kinds(transcript.KindResult)
+		_, statErr := os.Stat(filepath.Join(dir, "more_test.go"))
+		if !off {
+			if !results[0].IsError || !strings.Contains(results[0].Result, "more_test.go would say package orders, but the Go files beside it (calc.go) are package calc") {
+				t.Errorf("the write's result %q (error %v), want a refusal naming package calc", results[0].Result, results[0].IsError)
+			}
+			if out.Kind != loop.Verified || statErr == nil {
+				t.Errorf("outcome %s, more_test.go stat %v: want verified and no more_test.go", out, statErr)
+			}
+			continue
+		}
+		if results[0].IsError || statErr != nil || len(results) < 3 || !strings.Contains(results[2].Result, "found packages") || out.Kind == loop.Verified {
+			t.Errorf("NoSyntaxCheck: results %+v, outcome %s: want the file written, go test failing to build, no verified end", results, out)
+		}
+	}
+}

@@ -58,7 +58,9 @@ const editMaxBytes = 4 << 20
 //
 // An edit that would turn a Go or JSON file that parses into one that
 // does not is refused, with the parser's message and the edited lines as
-// they would read, and the file is left as it was (Config.NoSyntaxCheck).
+// they would read, and the file is left as it was; so is an edit that
+// gives a Go file a package clause or a package-level name that breaks its
+// directory's package (see refusePackage; Config.NoSyntaxCheck).
 //
 // Only a regular file of at most 4 MiB is edited. The edited file replaces
 // the old one by a rename (confined.WriteFile), keeping its mode: a hard
@@ -111,6 +113,9 @@ func (EditFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (R
 	first := strings.Count(edited[:at], "\n") + 1
 	prior := func() (string, bool, bool) { return content, true, true }
 	if r, refused := ws.refuseBreak(EditFileName, rel, edited, prior, first, first+max(len(splitLines(repl)), 1)-1); refused {
+		return r, nil
+	}
+	if r, refused := ws.refusePackage(EditFileName, rel, edited, prior); refused {
 		return r, nil
 	}
 	if _, r, ok := ws.writeRel(EditFileName, rel, []byte(edited)); !ok {

@@ -51,7 +51,11 @@ type Config struct {
 	// that parsed in a state that does not. By default such a write is
 	// refused with the parser's message, and the file is unchanged: a
 	// small model's broken edit otherwise stays in the file, and every
-	// later build and test reports it instead of the task's failure.
+	// later build and test reports it instead of the task's failure. The
+	// same switch allows a Go file a package clause other than its
+	// directory's, or a package-level name another file of its package
+	// declares, which the package check otherwise refuses for the same
+	// reason (refusePackage).
 	NoSyntaxCheck bool
 	// Undo, when set, keeps each file as it was before edit_file or
 	// write_file first changes it in a task, so that the task's writes

@@ -41,8 +41,9 @@ const writeFileSchema = `{"type": "object", "properties": {
 // names its file in Result.Changed.
 //
 // Content that does not parse as Go or JSON, for a file of that kind that
-// is new or parses now, is refused as edit_file refuses it
-// (Config.NoSyntaxCheck).
+// is new or parses now, is refused as edit_file refuses it, and so is a Go
+// file whose package clause or package-level names would break its
+// directory's package (see refusePackage; Config.NoSyntaxCheck).
 type WriteFile struct{}
 
 func (WriteFile) Name() string            { return WriteFileName }
@@ -71,6 +72,9 @@ func (WriteFile) Run(ctx context.Context, ws *Workspace, args json.RawMessage) (
 		return string(before), err == nil, err == nil || errors.Is(err, fs.ErrNotExist)
 	}
 	if r, refused := ws.refuseBreak(WriteFileName, rel, p.Content, prior, 0, 0); refused {
+		return r, nil
+	}
+	if r, refused := ws.refusePackage(WriteFileName, rel, p.Content, prior); refused {
 		return r, nil
 	}
 	created, r, ok := ws.writeRel(WriteFileName, rel, []byte(p.Content))

@@ -1,0 +1,162 @@
+package tools
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// pkgFiles is a directory of package calc: a file, a type with a method,
+// an internal test, and a file the build leaves out.
+var pkgFiles = map[string]string{
+	"calc.go":         rankGo,
+	"table.go":        "package calc\n\ntype Table struct{}\n\nfunc (t *Table) Add(n int) {}\n",
+	"calc_test.go":    "package calc\n\nimport \"testing\"\n\nfunc TestRank(t *testing.T) {}\n",
+	"gen.go":          "//go:build ignore\n\npackage main\n\nfunc Rank() {}\n",
+	"other/other.go":  "package other\n",
+	"mixed/a.go":      "package a\n\nfunc F() {}\n",
+	"mixed/b.go":      "package b\n\nfunc F() {}\n",
+	"wrong/ok.go":     "package wrong\n",
+	"wrong/stray.go":  "package stray\n",
+	"wrong/stray2.go": "package wrong\n",
+	"testdata/a.go":   "package a\n",
+	"_old/a.go":       "package a\n",
+}
+
+func TestWriteKeepsPackage(t *testing.T) {
+	tests := []struct {
+		path, content string
+		want          string // the refusal, or "" for a write that goes ahead
+	}{
+		// The package clause.
+		{"extra_test.go", "package budget\n",
+			"write_file: not written: extra_test.go would say package budget, but the Go files beside it (calc.go, table.go) are package calc, and a directory holds one package, so go build would fail. " +
+				"extra_test.go was not created; send it again with package calc (or package calc_test, for a test of it from outside)."},
+		{"main.go", "package main\n\nfunc main() {}\n",
+			"write_file: not written: main.go would say package main, but the Go files beside it (calc.go, table.go) are package calc, and a directory holds one package, so go build would fail. " +
+				"main.go was not created; send it again with package calc."},
+		{"calc.go", "package budget\n\nfunc Rank(marks int) string { return \"\" }\n",
+			"write_file: not written: calc.go would say package budget, but the Go files beside it (table.go) are package calc, and a directory holds one package, so go build would fail. " +
+				"calc.go is unchanged; send it again with package calc."},
+		{"extra.go", "package calc\n\nfunc Extra() {}\n", ""},
+		{"ext_test.go", "package calc_test\n\nfunc TestRank() {}\n", ""}, // its own scope
+		{"int_test.go", "package calc\n\nfunc TestExtra() {}\n", ""},
+		{"new/new.go", "package other\n", ""},                            // a new directory
+		{"calc_windows.go", "package elsewhere\n\nfunc Rank() {}\n", ""}, // not built on this machine
+		{"tool.go", "//go:build ignore\n\npackage main\n\nfunc Rank() {}\n", ""},
+		{"_scratch.go", "package scratch\n", ""},
+		{"mixed/c.go", "package c\n", ""},                        // the directory does not tell
+		{"wrong/stray.go", "package stray\n\nfunc G() {}\n", ""}, // was wrong before: may be mended in steps
+		{"notes.txt", "package budget\n", ""},
+		{"testdata/b.go", "package b\n", ""}, // the go command ignores these directories
+		{"_old/b.go", "package b\n", ""},
+		// Package-level names.
+		{"extra.go", "package calc\n\nfunc Rank(n int) string { return \"\" }\n\nvar Table, x = 1, 2\n",
+			"write_file: not written: extra.go would declare names its package already has: Rank (in calc.go), Table (in table.go); go build would fail (redeclared in this block). " +
+				"extra.go was not created; use a new name, or change the declaration where it is."},
+		{"rank_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestRank(t *testing.T) {}\n",
+			"write_file: not written: rank_test.go would declare names its package already has: TestRank (in calc_test.go); go build would fail (redeclared in this block). " +
+				"rank_test.go was not created; use a new name, or change the declaration where it is."},
+		{"more.go", "package calc\n\nfunc (Table) Add(int) {}\n",
+			"write_file: not written: more.go would declare names its package already has: method Table.Add (in table.go); go build would fail (redeclared in this block). " +
+				"more.go was not created; use a new name, or change the declaration where it is."},
+		{"twice.go", "package calc\n\nfunc A() {}\n\nconst A = 1\n",
+			"write_file: not written: twice.go would declare names its package already has: A (twice in twice.go); go build would fail (redeclared in this block). " +
+				"twice.go was not created; use a new name, or change the declaration where it is."},
+		{"more.go", "package calc\n\nfunc (t *Table) Sub(n int) {}\n\nfunc init() {}\n\nfunc init() {}\n\nvar _, _ = 1, 2\n", ""},
+		{"table.go", "package calc\n\ntype Table struct{ n int }\n\nfunc (t *Table) Add(n int) { t.n += n }\n", ""}, // itself
+	}
+	for _, tt := range tests {
+		ws := newWorkspace(t, pkgFiles, Config{})
+		before, beforeErr := os.ReadFile(filepath.Join(ws.Root(), tt.path))
+		args, err := json.Marshal(WriteFileParams{Path: tt.path, Content: tt.content})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := call(t, WriteFile{}, ws, string(args))
+		after, afterErr := os.ReadFile(filepath.Join(ws.Root(), tt.path))
+		switch {
+		case tt.want == "" && (r.IsError || string(after) != tt.content):
+			t.Errorf("write_file %s %q: %q, want it written", tt.path, tt.content, r.Content)
+		case tt.want != "" && (!r.IsError || r.Content != tt.want):
+			t.Errorf("write_file %s %q:\n got %q\nwant %q", tt.path, tt.content, r.Content, tt.want)
+		case tt.want != "" && (string(after) != string(before) || (beforeErr == nil) != (afterErr == nil)):
+			t.Errorf("write_file %s refused, yet the file changed", tt.path)
+		}
+	}
+	ws := newWorkspace(t, pkgFiles, Config{NoSyntaxCheck: true})
+	if r := call(t, WriteFile{}, ws, `{"path": "extra_test.go", "content": "package budget\n"}`); r.IsError {
+		t.Errorf("NoSyntaxCheck: %q, want the write made", r.Content)
+	}
+}
+
+func TestEditKeepsPackage(t *testing.T) {
+	files := map[string]string{
+		"calc.go":  rankGo,
+		"table.go": "package calc\n\ntype Table struct{}\n",
+		"dup.go":   "package calc\n\nfunc Rank() {}\n\nfunc Other() {}\n",
+	}
+	tests := []struct {
+		path, old, new string
+		want           string
+	}{
+		{"table.go", "package calc", "package tally",
+			"edit_file: not written: table.go would say package tally, but the Go files beside it (calc.go, dup.go) are package calc, and a directory holds one package, so go build would fail. " +
+				"table.go is unchanged; send it again with package calc."},
+		{"table.go", "type Table struct{}", "type Table struct{}\n\nfunc Other() {}",
+			"edit_file: not written: table.go would declare names its package already has: Other (in dup.go); go build would fail (redeclared in this block). " +
+				"table.go is unchanged; use a new name, or change the declaration where it is."},
+		{"calc.go", "func Rank(", "func Grade() {}\n\nfunc Grade() {}\n\nfunc Rank(",
+			"edit_file: not written: calc.go would declare names its package already has: Grade (twice in calc.go); go build would fail (redeclared in this block). " +
+				"calc.go is unchanged; use a new name, or change the declaration where it is."},
+		{"dup.go", "func Other() {}", "func Another() {}", ""}, // Rank clashed before; the edit does not add to it
+		{"dup.go", "func Rank() {}", "func Unique() {}", ""},   // the edit that mends it
+	}
+	for _, tt := range tests {
+		ws := newWorkspace(t, files, Config{})
+		args, err := json.Marshal(EditFileParams{Path: tt.path, OldString: tt.old, NewString: tt.new})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := call(t, EditFile{}, ws, string(args))
+		after := readBack(t, ws, tt.path)
+		switch {
+		case tt.want == "" && (r.IsError || !strings.Contains(after, tt.new)):
+			t.Errorf("edit_file %s %q -> %q: %q, want it made", tt.path, tt.old, tt.new, r.Content)
+		case tt.want != "" && (r.Content != tt.want || after != files[tt.path]):
+			t.Errorf("edit_file %s %q -> %q:\n got %q\nwant %q (file unchanged)", tt.path, tt.old, tt.new, r.Content, tt.want)
+		}
+	}
+}
+
+// TestPackageCheckHostile: the check reads only regular files beside the
+// one written; a FIFO, a link out of the workspace and a file over the
+// size limit are passed over, and nothing blocks.
+func TestPackageCheckHostile(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"calc.go": rankGo}, Config{})
+	outside := filepath.Join(t.TempDir(), "out.go")
+	if err := os.WriteFile(outside, []byte("package secret\n\nfunc Extra() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(ws.Root(), "fifo.go"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws.Root(), "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	big := "package big\n\nfunc Extra() {}\n" + strings.Repeat("// padding\n", pkgMaxBytes/10)
+	if err := os.WriteFile(filepath.Join(ws.Root(), "big.go"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, WriteFile{}, ws, `{"path": "extra.go", "content": "package calc\n\nfunc Extra() {}\n"}`)
+	if r.IsError {
+		t.Errorf("write beside a FIFO, a link out and a large file: %q, want it made", r.Content)
+	}
+	r = call(t, WriteFile{}, ws, `{"path": "more.go", "content": "package secret\n"}`)
+	if !strings.Contains(r.Content, "are package calc") {
+		t.Errorf("write of another package: %q, want the refusal naming calc", r.Content)
+	}
+}
