@@ -270,3 +270,32 @@ func TestListFilesUnreadable(t *testing.T) {
 		t.Errorf("list_files of an unreadable root = %+v", r)
 	}
 }
+
+// TestPackageCheckHostile: the check reads only regular files beside the
+// one written; a FIFO, a link out of the workspace and a file over the
+// size limit are passed over, and nothing blocks.
+func TestPackageCheckHostile(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"calc.go": rankGo}, Config{})
+	outside := filepath.Join(t.TempDir(), "out.go")
+	if err := os.WriteFile(outside, []byte("package secret\n\nfunc Extra() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(ws.Root(), "fifo.go"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws.Root(), "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	big := "package big\n\nfunc Extra() {}\n" + strings.Repeat("// padding\n", pkgMaxBytes/10)
+	if err := os.WriteFile(filepath.Join(ws.Root(), "big.go"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, WriteFile{}, ws, `{"path": "extra.go", "content": "package calc\n\nfunc Extra() {}\n"}`)
+	if r.IsError {
+		t.Errorf("write beside a FIFO, a link out and a large file: %q, want it made", r.Content)
+	}
+	r = call(t, WriteFile{}, ws, `{"path": "more.go", "content": "package secret\n"}`)
+	if !strings.Contains(r.Content, "are package calc") {
+		t.Errorf("write of another package: %q, want the refusal naming calc", r.Content)
+	}
+}
