@@ -22,6 +22,10 @@ type generator struct {
 	window int // the context size the tools' limits follow
 	retry  float64
 	wide   bool // names of two words (--names wide)
+	// varied is the share of the training tasks whose shape is drawn
+	// afresh (--varied-share; shape.go's varied), decided by a generator
+	// of their own so that the other tasks are those of share 0.
+	varied float64
 }
 
 // trainTask is the task of training chat i: a share g.retry of them open
@@ -29,7 +33,11 @@ type generator struct {
 // that the tasks are the same whatever the share.
 func (g generator) trainTask(i int) Task {
 	seed := trainSeed(g.seed, i)
-	t := makeTask(g.fams[i%len(g.fams)], seed, trainShapes, g.window, g.wide)
+	shapes := trainShapes
+	if g.varied > 0 && rand.New(rand.NewPCG(seed, 0x766172696564)).Float64() < g.varied { // "varied"
+		shapes = []shape{varied}
+	}
+	t := makeTask(g.fams[i%len(g.fams)], seed, shapes, g.window, g.wide)
 	return withRetry(t, rand.New(rand.NewPCG(seed, 0x7265747279)), g.retry) // "retry"
 }
 

@@ -75,7 +75,14 @@
 // one long NAME_impl.go, cmd/, CHANGELOG.md) are held out: no training
 // chat has them, nor their directories, hosts or file names; the held-out
 // tasks take them for every second round of the families (task.json's
-// held_out_shape) and the training shapes for the others.
+// held_out_shape) and the training shapes for the others. With
+// --varied-share, that share of the training chats takes the varied
+// shape instead, drawn afresh for each: module host (none, github.com,
+// bitbucket.org, codeberg.org, git.sr.ht), the package's directory (the
+// root, NAME, internal/, src/, app/, core/, services/, modules/ or
+// internal/app/ NAME), its file names, one file per function or not, doc
+// comments, up to 6 fillers and the files beside, so that the model finds
+// paths by reading them; it shares nothing with the held-out shapes.
 //
 // Names (--names): small draws function, parameter and constant names
 // and config settings from a few per kind (Level, Grade, Tier; score,
@@ -126,6 +133,7 @@ type genFlags struct {
 	window   int
 	template string
 	retry    float64
+	varied   float64
 	names    string
 	copy     bool
 	turns    int
@@ -154,6 +162,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringSliceVar(&f.families, "families", nil, "task families, comma-separated (default all: "+strings.Join(familyNames(families), ",")+"; drills, only when named: "+strings.Join(familyNames(drills), ",")+")")
 	fs.IntVarP(&f.window, "ctx-size", "c", 4096, "the context size `loop run -c` will use: it sets the tools' read and output limits")
 	fs.Float64Var(&f.retry, "retry-share", 0, "share of the training chats that open with a broken call the loop sends back (retry.go)")
+	fs.Float64Var(&f.varied, "varied-share", 0, "share of the training chats whose workspace shape is drawn afresh: module host, directory, file names, layout, comments, fillers and files beside (shape.go's varied)")
 	fs.StringVar(&f.names, "names", "small", "names of functions, parameters, constants and settings: small (a few per kind) or wide (two words of 160, which only copying gets right)")
 	fs.BoolVar(&f.copy, "copy", false, "write copy chats to --out instead of agent transcripts: the user gives 3 to 6 lines of two-word names and numbers, the assistant writes them again (copy.go)")
 	fs.IntVar(&f.turns, "copy-turns", 1, "with --copy, the user's requests in each chat: above 1, the chat opens with the agent's system prompt and tools, so that its copies sit where the agent's do (copy.go)")
@@ -170,6 +179,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.copy || f.turns != 1 {
 		return f.copyChats(stderr)
 	}
+	if f.varied < 0 || f.varied > 1 || f.varied != f.varied {
+		return fmt.Errorf("--varied-share %v: want a share from 0 to 1", f.varied)
+	}
 	if f.names != "small" && f.names != "wide" {
 		return fmt.Errorf("--names %q: want small or wide", f.names)
 	}
@@ -179,7 +191,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	os.Setenv("GOFLAGS", goFlags)
 	os.Setenv("GOWORK", "off")
-	g := generator{fams: fams, seed: f.seed, window: f.window, retry: f.retry, wide: f.names == "wide"}
+	g := generator{fams: fams, seed: f.seed, window: f.window, retry: f.retry, wide: f.names == "wide", varied: f.varied}
 	if f.out != "" {
 		if err := g.writeChats(ctx, f.out, f.n, f.template, stderr); err != nil {
 			return err

@@ -33,6 +33,8 @@ type shape struct {
 	fillers int
 	// extras are files the task never touches.
 	extras func(r *rand.Rand, module, name string) []File
+	// vary, set on the varied shape alone, draws the task's own shape.
+	vary func(r *rand.Rand) shape
 }
 
 // shapes are the workspace shapes, the held-out ones last. The held-out
@@ -48,6 +50,57 @@ var shapes = []shape{
 	{name: "cluttered", module: bare, dir: root, file: generic, fillers: 2, extras: clutter},
 	{name: "pkgdir", heldOut: true, module: example, dir: func(n string) string { return "pkg/" + n }, split: true, extras: design},
 	{name: "monolith", heldOut: true, module: gitlab, dir: func(n string) string { return "lib/" + n }, file: impl, comments: true, fillers: 5, extras: changelog},
+}
+
+// varied is the training shape drawn afresh for each task (gentrain
+// --varied-share): the module host, the package's directory, its file
+// names, whether each function has a file of its own, doc comments,
+// fillers and the files beside are each drawn, so that a model trained on
+// it finds a path by reading it (in the task, a grep, a test's output)
+// rather than by knowing the generator's few layouts. Its lists share
+// nothing with the held-out shapes (TestHeldOutShapes).
+var varied = shape{name: "varied", vary: drawShape}
+
+var (
+	variedHosts = []string{"", "github.com/", "bitbucket.org/", "codeberg.org/", "git.sr.ht/~"}
+	// variedDirs: the package's directory, "%s" standing for its name.
+	variedDirs  = []string{"", "%s", "internal/%s", "src/%s", "app/%s", "core/%s", "services/%s", "modules/%s", "internal/app/%s"}
+	variedFiles = []func(r *rand.Rand, name string) string{named, generic,
+		func(_ *rand.Rand, n string) string { return n + "_ops.go" },
+		func(_ *rand.Rand, n string) string { return n + "_funcs.go" },
+		func(_ *rand.Rand, n string) string { return "logic.go" },
+		func(_ *rand.Rand, n string) string { return "helpers.go" },
+	}
+)
+
+// drawShape draws the varied shape of one task.
+func drawShape(r *rand.Rand) shape {
+	host := pick(r, variedHosts)
+	dir := pick(r, variedDirs)
+	s := shape{
+		name: "varied",
+		module: func(r *rand.Rand, name string) string {
+			if host == "" {
+				return name
+			}
+			return host + pick(r, orgs) + "/" + name
+		},
+		dir:      func(n string) string { return strings.ReplaceAll(dir, "%s", n) },
+		split:    r.IntN(3) == 0,
+		file:     pick(r, variedFiles),
+		comments: r.IntN(2) == 0,
+		fillers:  pick(r, []int{0, 2, 4, 6}),
+	}
+	extras := []func(r *rand.Rand, module, name string) []File{nil, cmdMain, clutter, readme}
+	if dir == "" {
+		extras = append(extras, docFile) // doc.go names the package at the root
+	}
+	s.extras = pick(r, extras)
+	return s
+}
+
+func readme(_ *rand.Rand, module, name string) []File {
+	return []File{{"README.md", "# " + name + "\n\nThe " + module + " module.\n"}}
 }
 
 // trainShapes and heldShapes are the shapes of training chats and of the

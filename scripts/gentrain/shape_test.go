@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -15,8 +16,12 @@ import (
 // use, and that the held-out tasks meet every held-out shape.
 func TestHeldOutShapes(t *testing.T) {
 	g := generator{fams: families, seed: 1, window: 4096}
-	for i := range 1000 {
+	v := generator{fams: families, seed: 1, window: 4096, varied: 1}
+	for i := range 2000 {
 		task := g.trainTask(i)
+		if i >= 1000 {
+			task = v.trainTask(i)
+		}
 		if isHeldOutShape(task.Shape) {
 			t.Fatalf("training task %d (%s) has the held-out shape %s", i, task.Family, task.Shape)
 		}
@@ -143,5 +148,37 @@ func TestCopySpans(t *testing.T) {
 	}
 	if _, err := transcriptOf(context.Background(), g.trainTask(at), window); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestVariedShapes: --varied-share draws each chosen task's shape afresh
+// and leaves the other tasks as share 0 writes them; the drawn shapes put
+// the package in many directories and files.
+func TestVariedShapes(t *testing.T) {
+	plain := generator{fams: families, seed: 2, window: 4096}
+	half := generator{fams: families, seed: 2, window: 4096, varied: 0.5}
+	dirs, files := map[string]bool{}, map[string]bool{}
+	n := 0
+	for i := range 400 {
+		a, b := plain.trainTask(i), half.trainTask(i)
+		if b.Shape != "varied" {
+			if a.fingerprint() != b.fingerprint() || a.Text != b.Text {
+				t.Fatalf("task %d: not varied, yet not the task of share 0", i)
+			}
+			continue
+		}
+		n++
+		for _, f := range b.Files {
+			if strings.HasSuffix(f.Path, ".go") && !strings.HasSuffix(f.Path, "_test.go") && !strings.HasPrefix(f.Path, "cmd/") && !strings.HasPrefix(f.Path, "util/") {
+				dir, file := path.Split(f.Path)
+				dirs[dir], files[file] = true, true
+			}
+		}
+	}
+	if n < 150 || n > 250 {
+		t.Errorf("%d of 400 tasks varied at share 0.5", n)
+	}
+	if len(dirs) < 8 || len(files) < 20 {
+		t.Errorf("varied tasks used %d directories and %d file names: %v %v", len(dirs), len(files), dirs, files)
 	}
 }

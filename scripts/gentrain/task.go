@@ -134,6 +134,9 @@ func heldOutSeed(s uint64, j int) uint64 { return s<<32 | heldOutBit | uint64(j)
 func makeTask(f family, seed uint64, shapes []shape, window int, wide bool) Task {
 	r := rand.New(rand.NewPCG(seed, 0x6c6f6f70)) // "loop"
 	s := pick(r, shapes)
+	if s.vary != nil {
+		s = s.vary(r)
+	}
 	e := newEnv(s, window)
 	e.wide = wide
 	t := f.make(r, e)
