@@ -70,6 +70,9 @@ func missingFileTask(r *rand.Rand, e env) Task {
 
 func editMismatchTask(r *rand.Rand, e env) Task {
 	p := newPackage(r, 2, e)
+	for strings.Contains(p.content(p.source()), p.bug().guess) { // the guess must miss (bands 340 and 341)
+		p = newPackage(r, 2, e)
+	}
 	b, file := p.bug(), p.source()
 	show, _ := showFunc(e, file, p.content(file), b.fn)
 	replies := append([]string{editFile(file, b.guess, b.guessFix)}, show...)

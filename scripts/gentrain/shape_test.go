@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"path"
 	"slices"
 	"strings"
@@ -180,5 +181,28 @@ func TestVariedShapes(t *testing.T) {
 	}
 	if len(dirs) < 8 || len(files) < 20 {
 		t.Errorf("varied tasks used %d directories and %d file names: %v %v", len(dirs), len(files), dirs, files)
+	}
+}
+
+// TestMismatchMisses: the recover family's mismatch drill opens with an
+// edit whose old_string the file does not hold, in every shape: where a
+// band's limits are one apart, the guessed line is another band's.
+func TestMismatchMisses(t *testing.T) {
+	for i := range 8000 {
+		r := rand.New(rand.NewPCG(uint64(i), 5))
+		s := varied.vary(r)
+		if i%2 == 0 {
+			s = pick(r, trainShapes)
+		}
+		task := editMismatchTask(r, newEnv(s, 4096))
+		first, ok := editArgs(t, task.Replies[0])
+		if !ok {
+			t.Fatalf("task %d: first reply %q is no edit", i, task.Replies[0])
+		}
+		for _, f := range task.Files {
+			if f.Path == first.Path && strings.Contains(f.Content, first.OldString) {
+				t.Fatalf("task %d: %s holds the first edit's old_string %q", i, f.Path, first.OldString)
+			}
+		}
 	}
 }
