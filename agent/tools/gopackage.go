@@ -34,14 +34,17 @@ import (
 //
 // The check reads the other Go files of the directory beneath the root
 // (regular files only, at most pkgMaxFiles of them, each at most
-// pkgMaxBytes; larger files and further files are left out), so a
-// directory it cannot read whole is checked against what it read.
+// pkgMaxBytes and pkgMaxTotal in all; larger files and further files are
+// left out), so a directory it cannot read whole is checked against what
+// it read.
 
-// pkgMaxFiles and pkgMaxBytes bound what the package check reads of a
-// directory: its first .go files by name, and each up to this size.
+// pkgMaxFiles, pkgMaxBytes and pkgMaxTotal bound what the package check
+// reads of a directory: its first .go files by name (those the build
+// leaves out count too), each up to a size, and up to a total.
 const (
 	pkgMaxFiles = 256
 	pkgMaxBytes = 1 << 20
+	pkgMaxTotal = 16 << 20
 )
 
 // goFile is what the package check needs of one Go file.
@@ -129,6 +132,7 @@ type pkgDir struct {
 	r         *os.Root
 	rel, text string
 	files     map[string][]byte
+	total     int           // bytes read
 	ctxt      build.Context // go/build's default (this machine's GOOS, GOARCH, tags), reading through read
 }
 
@@ -155,6 +159,7 @@ func (d *pkgDir) read(p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.total += len(data)
 	d.files[p] = data
 	return data, nil
 }
@@ -180,12 +185,16 @@ func (d *pkgDir) siblings() []goFile {
 	}
 	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var files []goFile
+	seen := 0
 	for _, e := range entries {
 		name := path.Join(dir, e.Name())
-		if len(files) == pkgMaxFiles {
+		if !strings.HasSuffix(name, ".go") || name == d.rel || !e.Type().IsRegular() {
+			continue
+		}
+		if seen++; seen > pkgMaxFiles || d.total >= pkgMaxTotal {
 			break
 		}
-		if !strings.HasSuffix(name, ".go") || name == d.rel || !e.Type().IsRegular() || !d.builds(name) {
+		if !d.builds(name) {
 			continue
 		}
 		data, err := d.read(name)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,6 +128,29 @@ func TestEditKeepsPackage(t *testing.T) {
 			t.Errorf("edit_file %s %q -> %q: %q, want it made", tt.path, tt.old, tt.new, r.Content)
 		case tt.want != "" && (r.Content != tt.want || after != files[tt.path]):
 			t.Errorf("edit_file %s %q -> %q:\n got %q\nwant %q (file unchanged)", tt.path, tt.old, tt.new, r.Content, tt.want)
+		}
+	}
+}
+
+// BenchmarkPackageCheck times an edit_file call in a directory of 200 Go
+// files of 40 functions each, which the package check reads and parses.
+func BenchmarkPackageCheck(b *testing.B) {
+	files := map[string]string{}
+	for i := range 200 {
+		var s strings.Builder
+		s.WriteString("package big\n")
+		for j := range 40 {
+			fmt.Fprintf(&s, "\n// F%d_%d returns n plus %d.\nfunc F%d_%d(n int) int {\n\treturn n + %d\n}\n", i, j, j, i, j, j)
+		}
+		files[fmt.Sprintf("f%03d.go", i)] = s.String()
+	}
+	ws := newWorkspace(b, files, Config{})
+	args := []string{`{"path": "f000.go", "old_string": "// F0_1 returns n plus 1.", "new_string": "// F0_1 returns n plus one."}`,
+		`{"path": "f000.go", "old_string": "// F0_1 returns n plus one.", "new_string": "// F0_1 returns n plus 1."}`}
+	b.ResetTimer()
+	for i := range b.N {
+		if r := call(b, EditFile{}, ws, args[i%2]); r.IsError {
+			b.Fatal(r.Content)
 		}
 	}
 }
