@@ -289,6 +289,12 @@ func (w *Workspace) refusePackage(tool, rel, text string, prior func() (before s
 	if p.wantPkg == "" && len(p.clashes) == 0 {
 		return Result{}, false
 	}
+	return p.refusal(tool, rel, g, hadFile), true
+}
+
+// refusal is the result that refuses writing g over rel for the problems
+// p, saying what to send instead; hadFile says whether rel existed.
+func (p pkgProblems) refusal(tool, rel string, g goFile, hadFile bool) Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: not written: ", tool)
 	if p.wantPkg != "" {
@@ -299,7 +305,7 @@ func (w *Workspace) refusePackage(tool, rel, text string, prior func() (before s
 		fmt.Fprintf(&b, "%s would say package %s, but the Go files beside it (%s) are package %s, and a directory holds one package, so go build would fail. ",
 			rel, g.pkg, listNames(p.others, 3), p.wantPkg)
 		fmt.Fprintf(&b, "%s %s; send it again with package %s%s.", rel, unchanged(hadFile), p.wantPkg, test)
-		return Result{Content: b.String(), IsError: true}, true
+		return Result{Content: b.String(), IsError: true}
 	}
 	var names []string
 	for _, c := range p.clashes {
@@ -315,7 +321,7 @@ func (w *Workspace) refusePackage(tool, rel, text string, prior func() (before s
 	}
 	fmt.Fprintf(&b, "%s would declare names its package already has: %s; go build would fail (redeclared in this block). ", rel, listNames(names, 4))
 	fmt.Fprintf(&b, "%s %s; use a new name, or change the declaration where it is.", rel, unchanged(hadFile))
-	return Result{Content: b.String(), IsError: true}, true
+	return Result{Content: b.String(), IsError: true}
 }
 
 // ignoredDir reports whether the go command leaves the directory dir out
