@@ -68,8 +68,8 @@ var (
 	variedFiles = []func(r *rand.Rand, name string) string{named, generic,
 		func(_ *rand.Rand, n string) string { return n + "_ops.go" },
 		func(_ *rand.Rand, n string) string { return n + "_funcs.go" },
-		func(_ *rand.Rand, n string) string { return "logic.go" },
-		func(_ *rand.Rand, n string) string { return "helpers.go" },
+		func(*rand.Rand, string) string { return "logic.go" },
+		func(*rand.Rand, string) string { return "helpers.go" },
 	}
 )
 
