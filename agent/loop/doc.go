@@ -31,8 +31,9 @@
 //  4. dispatch: independent read-only calls run concurrently, results come
 //     back in call order; an edit or write that would leave a Go or JSON
 //     file that parsed unparseable, or give a Go file another package than
-//     its directory's or a name its package already declares, is refused
-//     and the file kept as it was (tools.Config.NoSyntaxCheck);
+//     its directory's, a name its package already declares or a use of a
+//     name declared nowhere, is refused and the file kept as it was
+//     (tools.Config.NoSyntaxCheck);
 //  5. on each result: loop detection (agent/loopguard: repeats, cycles, a
 //     step recurring between others, one result for every call), a note
 //     on the first, a stop on the second;

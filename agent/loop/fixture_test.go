@@ -347,3 +347,35 @@ func TestPackageCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesCheck: an edit that makes calc.go use a name declared nowhere
+// is refused, so the edit that follows makes go test pass and the run
+// ends verified; with Guards.NoSyntaxCheck the edit is made and go test
+// cannot build the package. The workspace is the one New opens from Dir,
+// as in loop run.
+func TestNamesCheck(t *testing.T) {
+	undeclared := call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "sum := 0", "new_string": "sum := offset"}}`)
+	for _, off := range []bool{false, true} {
+		dir := copyFixture(t)
+		var evs events
+		a, err := loop.New(hermesScript(t, []string{undeclared, editCalc, goTest, answer, answer, answer}, nil),
+			loop.Settings{ToolSet: tools.Default(), Dir: dir, Sink: &evs, NoContext: true, Guards: loop.Guards{NoSyntaxCheck: off}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := a.Run(context.Background(), "TestTotal fails in calc.go. Make the test pass.")
+		results := evs.kinds(transcript.KindResult)
+		if !off {
+			if !results[0].IsError || !strings.Contains(results[0].Result, "calc.go would use offset (line 6), declared nowhere in package calc") {
+				t.Errorf("the edit's result %q (error %v), want a refusal naming offset", results[0].Result, results[0].IsError)
+			}
+			if out.Kind != loop.Verified {
+				t.Errorf("outcome %s, want verified", out)
+			}
+			continue
+		}
+		if results[0].IsError || len(results) < 3 || !strings.Contains(results[2].Result, "undefined: offset") || out.Kind == loop.Verified {
+			t.Errorf("NoSyntaxCheck: results %+v, outcome %s: want the edit made, go test failing to build, no verified end", results, out)
+		}
+	}
+}

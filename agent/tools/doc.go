@@ -58,6 +58,14 @@
 // characters and 38 lines at 8K. Long output is cut by whole lines, head
 // and tail, with a marker saying how many were cut (TruncateHeadTail).
 //
+// Writes that break the build. edit_file and write_file refuse a write
+// that leaves a Go or JSON file that parsed unparseable (syntax.go), a
+// Go file whose package clause or package-level names break its
+// directory's package (gopackage.go), or a Go file that uses a name
+// declared nowhere (gonames.go). Each refuses only what the write
+// introduces, says what to send instead, and leaves the file as it was;
+// Config.NoSyntaxCheck turns all three off.
+//
 // The shell. Each command passes a Policy, which parses it as bash
 // (mvdan.cc/sh) and decides on the syntax tree. A command that does not
 // parse never runs without asking, and with Yes it is refused. The deny

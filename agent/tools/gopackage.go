@@ -53,16 +53,17 @@ type goFile struct {
 	pkg   string   // package clause
 	test  bool     // a _test.go file
 	decls []string // package-level names: "F", "T", and "T.M" for a method
+	file  *ast.File
 }
 
-// parseGoFile reads the package clause and package-level names of text;
-// ok is false for text that does not parse.
-func parseGoFile(name, text string) (goFile, bool) {
-	f, err := parser.ParseFile(token.NewFileSet(), name, text, parser.SkipObjectResolution)
+// parseGoFile reads the package clause and package-level names of text
+// into fset; ok is false for text that does not parse.
+func parseGoFile(fset *token.FileSet, name, text string) (goFile, bool) {
+	f, err := parser.ParseFile(fset, name, text, parser.SkipObjectResolution)
 	if err != nil {
 		return goFile{}, false
 	}
-	g := goFile{name: path.Base(name), pkg: f.Name.Name, test: strings.HasSuffix(name, "_test.go")}
+	g := goFile{name: path.Base(name), pkg: f.Name.Name, test: strings.HasSuffix(name, "_test.go"), file: f}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -134,10 +135,12 @@ type pkgDir struct {
 	files     map[string][]byte
 	total     int           // bytes read
 	ctxt      build.Context // go/build's default (this machine's GOOS, GOARCH, tags), reading through read
+	fset      *token.FileSet
+	partial   bool // siblings left out a file the build may take: unreadable, too large, past the bounds or not parsing
 }
 
 func newPkgDir(r *os.Root, rel, text string) *pkgDir {
-	d := &pkgDir{r: r, rel: rel, text: text, files: map[string][]byte{}, ctxt: build.Default}
+	d := &pkgDir{r: r, rel: rel, text: text, files: map[string][]byte{}, ctxt: build.Default, fset: token.NewFileSet()}
 	d.ctxt.JoinPath = path.Join
 	d.ctxt.OpenFile = func(p string) (io.ReadCloser, error) {
 		data, err := d.read(p)
@@ -176,11 +179,13 @@ func (d *pkgDir) siblings() []goFile {
 	dir := path.Dir(d.rel)
 	f, err := d.r.Open(dir)
 	if err != nil {
+		d.partial = true
 		return nil
 	}
 	entries, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil {
+		d.partial = true
 		return nil
 	}
 	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
@@ -188,10 +193,15 @@ func (d *pkgDir) siblings() []goFile {
 	seen := 0
 	for _, e := range entries {
 		name := path.Join(dir, e.Name())
-		if !strings.HasSuffix(name, ".go") || name == d.rel || !e.Type().IsRegular() {
+		if !strings.HasSuffix(name, ".go") || name == d.rel {
+			continue
+		}
+		if !e.Type().IsRegular() {
+			d.partial = true
 			continue
 		}
 		if seen++; seen > pkgMaxFiles || d.total >= pkgMaxTotal {
+			d.partial = true
 			break
 		}
 		if !d.builds(name) {
@@ -199,10 +209,13 @@ func (d *pkgDir) siblings() []goFile {
 		}
 		data, err := d.read(name)
 		if err != nil {
+			d.partial = true
 			continue
 		}
-		if g, ok := parseGoFile(name, string(data)); ok {
+		if g, ok := parseGoFile(d.fset, name, string(data)); ok {
 			files = append(files, g)
+		} else {
+			d.partial = true
 		}
 	}
 	return files
@@ -249,15 +262,12 @@ func problemsOf(g goFile, others []goFile) pkgProblems {
 }
 
 // refusePackage returns the refusal of writing text over rel when that
-// breaks the package rules above, and false when the write may go ahead.
+// breaks the package rules above or the names check (gonames.go), and
+// false when the write may go ahead.
 // prior gives the file's text before (hadFile false for a new file).
 // Config.NoSyntaxCheck allows every write.
 func (w *Workspace) refusePackage(tool, rel, text string, prior func() (before string, hadFile, ok bool)) (Result, bool) {
 	if w.cfg.NoSyntaxCheck || !strings.HasSuffix(rel, ".go") || ignoredDir(path.Dir(rel)) {
-		return Result{}, false
-	}
-	g, ok := parseGoFile(rel, text)
-	if !ok {
 		return Result{}, false
 	}
 	r, err := w.openRoot()
@@ -266,6 +276,10 @@ func (w *Workspace) refusePackage(tool, rel, text string, prior func() (before s
 	}
 	defer r.Close()
 	d := newPkgDir(r, rel, text)
+	g, ok := parseGoFile(d.fset, rel, text)
+	if !ok {
+		return Result{}, false
+	}
 	if !d.builds(rel) {
 		return Result{}, false // a file this build leaves out
 	}
@@ -275,8 +289,10 @@ func (w *Workspace) refusePackage(tool, rel, text string, prior func() (before s
 	if !ok {
 		return Result{}, false
 	}
+	var was *goFile // rel's text before, where it parses
 	if hadFile {
-		if b, ok := parseGoFile(rel, before); ok {
+		if b, ok := parseGoFile(d.fset, rel, before); ok {
+			was = &b
 			old := problemsOf(b, others)
 			if old.wantPkg != "" {
 				p.wantPkg = ""
@@ -286,10 +302,13 @@ func (w *Workspace) refusePackage(tool, rel, text string, prior func() (before s
 			})
 		}
 	}
-	if p.wantPkg == "" && len(p.clashes) == 0 {
-		return Result{}, false
+	if p.wantPkg != "" || len(p.clashes) > 0 {
+		return p.refusal(tool, rel, g, hadFile), true
 	}
-	return p.refusal(tool, rel, g, hadFile), true
+	if hadFile && was == nil {
+		return Result{}, false // mending a file that did not parse
+	}
+	return d.refuseUndefined(tool, rel, g, was, others)
 }
 
 // refusal is the result that refuses writing g over rel for the problems

@@ -298,4 +298,10 @@ func TestPackageCheckHostile(t *testing.T) {
 	if !strings.Contains(r.Content, "are package calc") {
 		t.Errorf("write of another package: %q, want the refusal naming calc", r.Content)
 	}
+	// The names check cannot see the files it did not read, which may
+	// declare the name, so it refuses nothing here.
+	r = call(t, WriteFile{}, ws, `{"path": "use.go", "content": "package calc\n\nvar v = Hidden()\n"}`)
+	if r.IsError {
+		t.Errorf("write using a name only unread files may declare: %q, want it made", r.Content)
+	}
 }

@@ -54,8 +54,9 @@ type Config struct {
 	// later build and test reports it instead of the task's failure. The
 	// same switch allows a Go file a package clause other than its
 	// directory's, or a package-level name another file of its package
-	// declares, which the package check otherwise refuses for the same
-	// reason (refusePackage).
+	// declares, or a use of a name declared nowhere, which the package
+	// and names checks otherwise refuse for the same reason
+	// (refusePackage, refuseUndefined).
 	NoSyntaxCheck bool
 	// Undo, when set, keeps each file as it was before edit_file or
 	// write_file first changes it in a task, so that the task's writes

@@ -86,7 +86,7 @@ func (f *runFlags) registerAll(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.guards.NoForce, "no-force", false, "keep tool_choice auto on every step")
 	fs.BoolVar(&f.guards.AllTools, "all-tools", false, "offer edit_file and write_file to a question that asks for no change too")
 	fs.BoolVar(&f.guards.NoPaths, "no-paths", false, "let read_file and edit_file name any path, not only the workspace's files, in the call grammar")
-	fs.BoolVar(&f.guards.NoSyntaxCheck, "no-syntax-check", false, "let edit_file and write_file leave a Go or JSON file that no longer parses, or a Go file of another package than its directory's or redeclaring a name of its package")
+	fs.BoolVar(&f.guards.NoSyntaxCheck, "no-syntax-check", false, "let edit_file and write_file leave a Go or JSON file that no longer parses, or a Go file of another package than its directory's, redeclaring a name of its package or using a name declared nowhere")
 	f.sandbox.register(fs)
 	f.mcp.register(fs)
 	f.session.register(fs)
