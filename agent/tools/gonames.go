@@ -29,7 +29,12 @@ import (
 // only names used unqualified count, not the X of X.Y. Where the check
 // cannot see the whole package (a file beside it that it could not read
 // or parse, a directory past its bounds, a dot import) it refuses
-// nothing.
+// nothing, nor where the directory holds more than namesMaxTotal bytes of
+// Go, whose type-checking would cost each write seconds.
+
+// namesMaxTotal is the most Go source, in bytes, the names check
+// type-checks, some tens of thousands of lines.
+const namesMaxTotal = 2 << 20
 
 // undefinedUse is one use of an undeclared name in a file.
 type undefinedUse struct {
@@ -204,7 +209,7 @@ func editDistance(a, b string) int {
 // an undeclared name more often than was, the file's text before (nil
 // for a new file), and false when the write may go ahead.
 func (d *pkgDir) refuseUndefined(tool, rel string, g goFile, was *goFile, others []goFile) (Result, bool) {
-	if d.partial {
+	if d.partial || d.total+len(d.text) > namesMaxTotal {
 		return Result{}, false
 	}
 	uses, ok := d.undefinedIn(g, others)

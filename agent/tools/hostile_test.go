@@ -5,6 +5,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -303,5 +304,26 @@ func TestPackageCheckHostile(t *testing.T) {
 	r = call(t, WriteFile{}, ws, `{"path": "use.go", "content": "package calc\n\nvar v = Hidden()\n"}`)
 	if r.IsError {
 		t.Errorf("write using a name only unread files may declare: %q, want it made", r.Content)
+	}
+}
+
+// TestNamesCheckBound: in a directory of more Go source than the names
+// check type-checks (namesMaxTotal), a write using an undeclared name
+// goes ahead unchecked: a large package must not cost every write
+// seconds of type-checking.
+func TestNamesCheckBound(t *testing.T) {
+	files := map[string]string{}
+	for i := range 3 {
+		var s strings.Builder
+		s.WriteString("package big\n")
+		for j := 0; s.Len() < namesMaxTotal/3+1; j++ {
+			fmt.Fprintf(&s, "\nfunc F%d_%d(n int) int { return n + %d }\n", i, j, j)
+		}
+		files[fmt.Sprintf("f%d.go", i)] = s.String()
+	}
+	ws := newWorkspace(t, files, Config{})
+	r := call(t, EditFile{}, ws, `{"path": "f0.go", "old_string": "func F0_1(n int) int { return n + 1 }", "new_string": "func F0_1(n int) int { return n + undeclared }"}`)
+	if r.IsError {
+		t.Errorf("edit in a package past the names check's bound: %q, want it made", r.Content)
 	}
 }
