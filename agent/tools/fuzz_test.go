@@ -72,7 +72,7 @@ func FuzzEditFileArgs(f *testing.F) {
 
 func FuzzWriteFileArgs(f *testing.F) {
 	fuzzTool(f, WriteFile{}, Config{}, `{"path": "new/c.txt", "content": "x"}`, `{"path": "/etc/x", "content": "x"}`, `{"path": ".", "content": ""}`,
-		`{"path": "sub/c.go", "content": "package c\n\nfunc F[T any](t T) T { return g(t) + y }\n\ntype S struct{ s S }\n"}`)
+		`{"path": "sub/c.go", "content": "package b\n\nfunc F[T any](t T) T { return g(t) + y }\n\ntype S struct{ s S }\n"}`)
 }
 
 // FuzzShellArgs parses arguments and judges commands under a policy that
