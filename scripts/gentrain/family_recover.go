@@ -30,7 +30,7 @@ func recoverTask(r *rand.Rand, e env) Task {
 	case 4:
 		return sudoTask(r, e)
 	}
-	return retestTask(r, e)
+	return undeclaredTask(r, e)
 }
 
 // trainSubdirs are where a settings file lives in a shape whose package is
@@ -158,10 +158,10 @@ func sudoTask(r *rand.Rand, e env) Task {
 	return t
 }
 
-// retestTask is a fix whose first edit names a variable the function does
-// not have: go test fails to build, and the second edit corrects the
-// line.
-func retestTask(r *rand.Rand, e env) Task {
+// undeclaredTask is a fix whose first edit names a variable the function
+// does not have: edit_file refuses it (the names check: "would use X,
+// declared nowhere"), and the second edit makes the fix.
+func undeclaredTask(r *rand.Rand, e env) Task {
 	var p goPackage
 	var b bug
 	var file, undefined string
@@ -170,15 +170,13 @@ func retestTask(r *rand.Rand, e env) Task {
 		b, file = p.bug(), p.source()
 		undefined = undefinedName(b)
 		// maxBug's guess names max, which Go has built in: it is not
-		// undefined. The guess's line must be new to the file, or the edit
-		// that repairs it would find it twice (another function may loop
-		// over the name the guess takes).
-		if !strings.Contains(b.bad, "\n") && !strings.Contains(b.guessFix, " max ") && !strings.Contains(p.content(file), b.guessFix) && undefined != "" {
+		// undefined.
+		if !strings.Contains(b.bad, "\n") && !strings.Contains(b.guessFix, " max ") && undefined != "" {
 			break
 		}
 	}
 	show, decl := showFunc(e, file, p.content(file), b.fn)
-	replies := append(show, editFile(file, b.bad, b.guessFix), shell(goTest), editFile(file, b.guessFix, b.good), shell(goTest),
+	replies := append(show, editFile(file, b.bad, b.guessFix), editFile(file, b.bad, b.good), shell(goTest),
 		"Fixed "+b.fn+" in "+file+": "+b.fixed+". The tests pass.")
 	return Task{
 		Files: p.files(),
@@ -188,8 +186,8 @@ func retestTask(r *rand.Rand, e env) Task {
 		}),
 		Replies: replies, Unweighted: []int{len(show)},
 		Want: loop.Verified, Check: goTest, FirstTool: toolOf(show[0]),
-		Grounds: []string{decl, "undefined: " + undefined},
-		Variant: "retest",
+		Grounds: []string{decl, undefined + " (line ", "declared nowhere"},
+		Variant: "undeclared",
 	}
 }
 
