@@ -31,7 +31,7 @@
 // without any tool), recover (recover from each error a tool returns: a
 // read of a missing file, an edit whose old_string does not match, one
 // whose old_string occurs twice, a command the shell refuses, and an edit
-// that breaks the build), twofiles (a fix across two files), rename
+// the names check refuses for a variable declared nowhere), twofiles (a fix across two files), rename
 // (rename a parameter through a function), addfunc (add the function a
 // failing test calls), newtest (write a new test with write_file) and
 // report (answer a question about the code without editing: the task
