@@ -19,7 +19,8 @@ import (
 // The package check. Go builds a directory as one package: every file
 // that the build takes (go/build.Context.MatchFile: its name, GOOS and
 // GOARCH suffix and build constraints) says the same package clause, and
-// a test file may say that name or the name plus "_test". Within one
+// a test file may say that name or the name plus "_test" (in a directory
+// of tests only, their clauses less "_test" name the package). Within one
 // package a package-level name is declared once. A write that breaks
 // either rule breaks `go build` and `go test` for the whole directory
 // ("found packages a (x.go) and b (y.go)", "X redeclared in this
@@ -121,7 +122,7 @@ func receiverType(e ast.Expr) string {
 // with that file, or that it declares twice itself.
 type pkgProblems struct {
 	wantPkg string
-	others  []string // the directory's non-test files that say wantPkg
+	others  []string // the directory's non-test files that say wantPkg, or its tests where it has only tests
 	clashes []clash
 }
 
@@ -228,6 +229,12 @@ func problemsOf(g goFile, others []goFile) pkgProblems {
 	for _, o := range others {
 		if !o.test {
 			pkgs[o.pkg] = append(pkgs[o.pkg], o.name)
+		}
+	}
+	if len(pkgs) == 0 { // only tests: their clauses, less "_test", name the package
+		for _, o := range others {
+			name := strings.TrimSuffix(o.pkg, "_test")
+			pkgs[name] = append(pkgs[name], o.name)
 		}
 	}
 	if len(pkgs) == 1 { // a directory that already mixes packages does not tell

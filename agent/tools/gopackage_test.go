@@ -24,6 +24,8 @@ var pkgFiles = map[string]string{
 	"wrong/stray2.go": "package wrong\n",
 	"testdata/a.go":   "package a\n",
 	"_old/a.go":       "package a\n",
+	"tests/a_test.go": "package stats\n",
+	"tests/b_test.go": "package stats_test\n",
 }
 
 func TestWriteKeepsPackage(t *testing.T) {
@@ -51,6 +53,11 @@ func TestWriteKeepsPackage(t *testing.T) {
 		{"mixed/c.go", "package c\n", ""},                        // the directory does not tell
 		{"wrong/stray.go", "package stray\n\nfunc G() {}\n", ""}, // was wrong before: may be mended in steps
 		{"notes.txt", "package budget\n", ""},
+		{"tests/c_test.go", "package tally\n",
+			"write_file: not written: tests/c_test.go would say package tally, but the Go files beside it (a_test.go, b_test.go) are package stats, and a directory holds one package, so go build would fail. " +
+				"tests/c_test.go was not created; send it again with package stats (or package stats_test, for a test of it from outside)."},
+		{"tests/c_test.go", "package stats_test\n", ""}, // a directory of tests only: theirs is the package
+		{"tests/stats.go", "package stats\n", ""},
 		{"testdata/b.go", "package b\n", ""}, // the go command ignores these directories
 		{"_old/b.go", "package b\n", ""},
 		// Package-level names.
