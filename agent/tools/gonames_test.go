@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -45,10 +44,7 @@ func TestCountOver(t *testing.T) {
 }
 
 func TestEditDeclaredNames(t *testing.T) {
-	tests := []struct {
-		path, old, new string
-		want           string // the refusal, or "" for an edit that goes ahead
-	}{
+	runEditCases(t, namesFiles, []editCase{
 		{"last.go", "return prices[len(prices)-2]", "if x > limit {\n\t\treturn 0\n\t}\n\treturn prices[len(prices)-1]",
 			"edit_file: not written: last.go would use x (line 5), limit (line 5), declared nowhere in package metrics; go build would fail (undefined: x). " +
 				"last.go is unchanged; use a declared name, or declare x first."},
@@ -69,22 +65,7 @@ func TestEditDeclaredNames(t *testing.T) {
 		{"dot/dot.go", "TrimSpace", "TrimLeft", ""},          // a dot import: the check cannot tell
 		{"count_test.go", "got := CountOver(", "got := CountOverAll(", "edit_file: not written: count_test.go would use CountOverAll (line 6), declared nowhere in package metrics; go build would fail (undefined: CountOverAll). " +
 			"Declared near line 6: CountOver. count_test.go is unchanged; use a declared name, or declare CountOverAll first."},
-	}
-	for _, tt := range tests {
-		ws := newWorkspace(t, namesFiles, Config{})
-		args, err := json.Marshal(EditFileParams{Path: tt.path, OldString: tt.old, NewString: tt.new})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := call(t, EditFile{}, ws, string(args))
-		after := readBack(t, ws, tt.path)
-		switch {
-		case tt.want == "" && (r.IsError || !strings.Contains(after, tt.new)):
-			t.Errorf("edit_file %s %q -> %q: %q, want it made", tt.path, tt.old, tt.new, r.Content)
-		case tt.want != "" && (r.Content != tt.want || after != namesFiles[tt.path]):
-			t.Errorf("edit_file %s %q -> %q:\n got %q\nwant %q (file unchanged)", tt.path, tt.old, tt.new, r.Content, tt.want)
-		}
-	}
+	})
 	ws := newWorkspace(t, namesFiles, Config{NoSyntaxCheck: true})
 	if r := call(t, EditFile{}, ws, `{"path": "count.go", "old_string": "n++", "new_string": "n += prics[0]"}`); r.IsError {
 		t.Errorf("NoSyntaxCheck: %q, want the edit made", r.Content)

@@ -106,10 +106,7 @@ func TestEditKeepsPackage(t *testing.T) {
 		"table.go": "package calc\n\ntype Table struct{}\n",
 		"dup.go":   "package calc\n\nfunc Rank() {}\n\nfunc Other() {}\n",
 	}
-	tests := []struct {
-		path, old, new string
-		want           string
-	}{
+	runEditCases(t, files, []editCase{
 		{"table.go", "package calc", "package tally",
 			"edit_file: not written: table.go would say package tally, but the Go files beside it (calc.go, dup.go) are package calc, and a directory holds one package, so go build would fail. " +
 				"table.go is unchanged; send it again with package calc."},
@@ -121,8 +118,18 @@ func TestEditKeepsPackage(t *testing.T) {
 				"calc.go is unchanged; use a new name, or change the declaration where it is."},
 		{"dup.go", "func Other() {}", "func Another() {}", ""}, // Rank clashed before; the edit does not add to it
 		{"dup.go", "func Rank() {}", "func Unique() {}", ""},   // the edit that mends it
-	}
-	for _, tt := range tests {
+	})
+}
+
+// editCase is an edit_file call and its refusal, or "" for an edit that
+// goes ahead.
+type editCase struct{ path, old, new, want string }
+
+// runEditCases makes each edit in a fresh workspace of files: a refused
+// one must say want and leave the file as it was, another must be made.
+func runEditCases(t *testing.T, files map[string]string, cases []editCase) {
+	t.Helper()
+	for _, tt := range cases {
 		ws := newWorkspace(t, files, Config{})
 		args, err := json.Marshal(EditFileParams{Path: tt.path, OldString: tt.old, NewString: tt.new})
 		if err != nil {
