@@ -39,13 +39,13 @@ const namesMaxTotal = 2 << 20
 // undefinedUse is one use of an undeclared name in a file.
 type undefinedUse struct {
 	name string
-	line int
-	near []string // declared names in scope there, nearest first
+	pos  token.Pos
 }
 
 // undefinedIn type-checks g's package from g and others and returns the
-// uses of undeclared names in g; ok is false where the check cannot tell.
-func (d *pkgDir) undefinedIn(g goFile, others []goFile) (uses []undefinedUse, ok bool) {
+// uses of undeclared names in g, and the package's scope; ok is false
+// where the check cannot tell.
+func (d *pkgDir) undefinedIn(g goFile, others []goFile) (uses []undefinedUse, scope *types.Scope, ok bool) {
 	files := []*ast.File{g.file}
 	for _, o := range others {
 		if o.pkg == g.pkg && (g.test || !o.test) {
@@ -55,7 +55,7 @@ func (d *pkgDir) undefinedIn(g goFile, others []goFile) (uses []undefinedUse, ok
 	for _, f := range files {
 		for _, im := range f.Imports {
 			if im.Name != nil && im.Name.Name == "." {
-				return nil, false
+				return nil, nil, false
 			}
 		}
 	}
@@ -68,7 +68,6 @@ func (d *pkgDir) undefinedIn(g goFile, others []goFile) (uses []undefinedUse, ok
 		}
 		return true
 	})
-	var at []token.Pos
 	conf := types.Config{
 		Importer:                 emptyImporter{},
 		FakeImportC:              true,
@@ -79,26 +78,15 @@ func (d *pkgDir) undefinedIn(g goFile, others []goFile) (uses []undefinedUse, ok
 				return
 			}
 			if name, ok := strings.CutPrefix(te.Msg, "undefined: "); ok && token.IsIdentifier(name) {
-				at = append(at, te.Pos)
+				uses = append(uses, undefinedUse{name, te.Pos})
 			}
 		},
 	}
 	pkg, ok := checkTypes(&conf, g.pkg, d.fset, files)
-	if !ok {
-		return nil, false
+	if !ok || pkg == nil {
+		return nil, nil, false
 	}
-	for _, pos := range at {
-		id := identAt(g.file, pos)
-		if id == nil {
-			continue
-		}
-		u := undefinedUse{name: id.Name, line: d.fset.Position(pos).Line}
-		if pkg != nil {
-			u.near = nearestNames(id.Name, pkg.Scope().Innermost(pos), pkg.Scope())
-		}
-		uses = append(uses, u)
-	}
-	return uses, true
+	return uses, pkg.Scope(), true
 }
 
 // checkTypes runs conf over files; ok is false if go/types panics, which
@@ -128,21 +116,6 @@ func (emptyImporter) Import(p string) (*types.Package, error) {
 	pkg := types.NewPackage(p, name)
 	pkg.MarkComplete()
 	return pkg, nil
-}
-
-// identAt returns the identifier of f at pos.
-func identAt(f *ast.File, pos token.Pos) *ast.Ident {
-	var found *ast.Ident
-	ast.Inspect(f, func(n ast.Node) bool {
-		if found != nil || n == nil || pos < n.Pos() || pos >= n.End() {
-			return false
-		}
-		if id, ok := n.(*ast.Ident); ok && id.Pos() == pos {
-			found = id
-		}
-		return true
-	})
-	return found
 }
 
 // nearestNames returns up to three names declared in scope s (up to and
@@ -212,13 +185,13 @@ func (d *pkgDir) refuseUndefined(tool, rel string, g goFile, was *goFile, others
 	if d.partial || d.total+len(d.text) > namesMaxTotal {
 		return Result{}, false
 	}
-	uses, ok := d.undefinedIn(g, others)
+	uses, scope, ok := d.undefinedIn(g, others)
 	if !ok || len(uses) == 0 {
 		return Result{}, false
 	}
 	before := map[string]int{}
 	if was != nil {
-		old, ok := d.undefinedIn(*was, others)
+		old, _, ok := d.undefinedIn(*was, others)
 		if !ok {
 			return Result{}, false
 		}
@@ -226,26 +199,28 @@ func (d *pkgDir) refuseUndefined(tool, rel string, g goFile, was *goFile, others
 			before[u.name]++
 		}
 	}
-	count := map[string]int{}
-	var added []undefinedUse
+	count, listed := map[string]int{}, map[string]bool{}
+	var added []undefinedUse // each name once, at its first use past those before
 	for _, u := range uses {
-		if count[u.name]++; count[u.name] > before[u.name] && !slices.ContainsFunc(added, func(a undefinedUse) bool { return a.name == u.name }) {
+		if count[u.name]++; count[u.name] > before[u.name] && !listed[u.name] {
+			listed[u.name] = true
 			added = append(added, u)
 		}
 	}
 	if len(added) == 0 {
 		return Result{}, false
 	}
+	const shown = 4
 	var b strings.Builder
 	var names []string
 	for _, u := range added {
-		names = append(names, fmt.Sprintf("%s (line %d)", u.name, u.line))
+		names = append(names, fmt.Sprintf("%s (line %d)", u.name, d.fset.Position(u.pos).Line))
 	}
 	fmt.Fprintf(&b, "%s: not written: %s would use %s, declared nowhere in package %s; go build would fail (undefined: %s).",
-		tool, rel, listNames(names, 4), g.pkg, added[0].name)
-	for _, u := range added {
-		if len(u.near) > 0 {
-			fmt.Fprintf(&b, " Declared near line %d: %s.", u.line, strings.Join(u.near, ", "))
+		tool, rel, listNames(names, shown), g.pkg, added[0].name)
+	for _, u := range added[:min(len(added), shown)] {
+		if near := nearestNames(u.name, scope.Innermost(u.pos), scope); len(near) > 0 {
+			fmt.Fprintf(&b, " Declared near line %d: %s.", d.fset.Position(u.pos).Line, strings.Join(near, ", "))
 		}
 	}
 	fmt.Fprintf(&b, " %s %s; use a declared name, or declare %s first.", rel, unchanged(was != nil), added[0].name)
