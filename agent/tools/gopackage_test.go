@@ -147,7 +147,8 @@ func runEditCases(t *testing.T, files map[string]string, cases []editCase) {
 }
 
 // BenchmarkPackageCheck times an edit_file call in a directory of 200 Go
-// files of 40 functions each, which the package check reads and parses.
+// files of 40 functions each, which the package check reads and parses
+// and the names check type-checks.
 func BenchmarkPackageCheck(b *testing.B) {
 	files := map[string]string{}
 	for i := range 200 {
