@@ -1,11 +1,6 @@
 package tools
 
-import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // namesFiles is a package metrics of two files and a test, a package
 // whose test already calls a function not yet written, and one that
@@ -73,10 +68,7 @@ func TestEditDeclaredNames(t *testing.T) {
 }
 
 func TestWriteDeclaredNames(t *testing.T) {
-	tests := []struct {
-		path, content string
-		want          string
-	}{
+	runWriteCases(t, namesFiles, []writeCase{
 		{"price_test.go", "package metrics\n\nimport \"testing\"\n\nfunc TestPrice(t *testing.T) {\n\tif Price(1) != 1 {\n\t\tt.Fail()\n\t}\n}\n",
 			"write_file: not written: price_test.go would use Price (line 6), declared nowhere in package metrics; go build would fail (undefined: Price). " +
 				"price_test.go was not created; use a declared name, or declare Price first."},
@@ -87,20 +79,5 @@ func TestWriteDeclaredNames(t *testing.T) {
 			"write_file: not written: helper.go would use TestCountOver (line 4), declared nowhere in package metrics; go build would fail (undefined: TestCountOver). " +
 				"Declared near line 4: CountOver. helper.go was not created; use a declared name, or declare TestCountOver first."},
 		{"generic.go", "package metrics\n\n// Max returns the larger.\nfunc Max[T int | float64](a, b T) T {\n\tif a > b {\n\t\treturn a\n\t}\n\treturn b\n}\n\ntype pair struct{ a, b int }\n\nvar p = pair{a: 1, b: Max(1, 2)}\n", ""},
-	}
-	for _, tt := range tests {
-		ws := newWorkspace(t, namesFiles, Config{})
-		args, err := json.Marshal(WriteFileParams{Path: tt.path, Content: tt.content})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := call(t, WriteFile{}, ws, string(args))
-		after, afterErr := os.ReadFile(filepath.Join(ws.Root(), tt.path))
-		switch {
-		case tt.want == "" && (r.IsError || string(after) != tt.content):
-			t.Errorf("write_file %s: %q, want it written", tt.path, r.Content)
-		case tt.want != "" && (r.Content != tt.want || afterErr == nil):
-			t.Errorf("write_file %s:\n got %q\nwant %q (not created)", tt.path, r.Content, tt.want)
-		}
-	}
+	})
 }

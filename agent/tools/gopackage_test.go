@@ -29,10 +29,7 @@ var pkgFiles = map[string]string{
 }
 
 func TestWriteKeepsPackage(t *testing.T) {
-	tests := []struct {
-		path, content string
-		want          string // the refusal, or "" for a write that goes ahead
-	}{
+	runWriteCases(t, pkgFiles, []writeCase{
 		// The package clause.
 		{"extra_test.go", "package budget\n",
 			"write_file: not written: extra_test.go would say package budget, but the Go files beside it (calc.go, table.go) are package calc, and a directory holds one package, so go build would fail. " +
@@ -75,9 +72,24 @@ func TestWriteKeepsPackage(t *testing.T) {
 				"twice.go was not created; use a new name, or change the declaration where it is."},
 		{"more.go", "package calc\n\nfunc (t *Table) Sub(n int) {}\n\nfunc init() {}\n\nfunc init() {}\n\nvar _, _ = 1, 2\n", ""},
 		{"table.go", "package calc\n\ntype Table struct{ n int }\n\nfunc (t *Table) Add(n int) { t.n += n }\n", ""}, // itself
+	})
+	ws := newWorkspace(t, pkgFiles, Config{NoSyntaxCheck: true})
+	if r := call(t, WriteFile{}, ws, `{"path": "extra_test.go", "content": "package budget\n"}`); r.IsError {
+		t.Errorf("NoSyntaxCheck: %q, want the write made", r.Content)
 	}
-	for _, tt := range tests {
-		ws := newWorkspace(t, pkgFiles, Config{})
+}
+
+// writeCase is a write_file call and its refusal, or "" for a write that
+// goes ahead.
+type writeCase struct{ path, content, want string }
+
+// runWriteCases makes each write in a fresh workspace of files: a refused
+// one must say want and leave the file as it was (or absent), another
+// must be written.
+func runWriteCases(t *testing.T, files map[string]string, cases []writeCase) {
+	t.Helper()
+	for _, tt := range cases {
+		ws := newWorkspace(t, files, Config{})
 		before, beforeErr := os.ReadFile(filepath.Join(ws.Root(), tt.path))
 		args, err := json.Marshal(WriteFileParams{Path: tt.path, Content: tt.content})
 		if err != nil {
@@ -93,10 +105,6 @@ func TestWriteKeepsPackage(t *testing.T) {
 		case tt.want != "" && (string(after) != string(before) || (beforeErr == nil) != (afterErr == nil)):
 			t.Errorf("write_file %s refused, yet the file changed", tt.path)
 		}
-	}
-	ws := newWorkspace(t, pkgFiles, Config{NoSyntaxCheck: true})
-	if r := call(t, WriteFile{}, ws, `{"path": "extra_test.go", "content": "package budget\n"}`); r.IsError {
-		t.Errorf("NoSyntaxCheck: %q, want the write made", r.Content)
 	}
 }
 
