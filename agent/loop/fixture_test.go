@@ -315,67 +315,52 @@ func TestSyntaxCheck(t *testing.T) {
 	}
 }
 
-// TestPackageCheck: a new test file of another package than calc.go's is
-// refused, so the edit that follows makes go test pass and the run ends
-// verified; with Guards.NoSyntaxCheck the file is written and go test
-// cannot build the directory. The workspace is the one New opens from
-// Dir, as in loop run.
-func TestPackageCheck(t *testing.T) {
-	stray := call(`{"name": "write_file", "arguments": {"path": "more_test.go", "content": "package orders\n\nimport \"testing\"\n\nfunc TestMore(t *testing.T) {}\n"}}`)
-	for _, off := range []bool{false, true} {
-		dir := copyFixture(t)
-		var evs events
-		a, err := loop.New(hermesScript(t, []string{stray, editCalc, goTest, answer, answer, answer}, nil),
-			loop.Settings{ToolSet: tools.Default(), Dir: dir, Sink: &evs, NoContext: true, Guards: loop.Guards{NoSyntaxCheck: off}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := a.Run(context.Background(), "TestTotal fails in calc.go. Make the test pass.")
-		results := evs.kinds(transcript.KindResult)
-		_, statErr := os.Stat(filepath.Join(dir, "more_test.go"))
-		if !off {
-			if !results[0].IsError || !strings.Contains(results[0].Result, "more_test.go would say package orders, but the Go files beside it (calc.go) are package calc") {
-				t.Errorf("the write's result %q (error %v), want a refusal naming package calc", results[0].Result, results[0].IsError)
-			}
-			if out.Kind != loop.Verified || statErr == nil {
-				t.Errorf("outcome %s, more_test.go stat %v: want verified and no more_test.go", out, statErr)
-			}
-			continue
-		}
-		if results[0].IsError || statErr != nil || len(results) < 3 || !strings.Contains(results[2].Result, "found packages") || out.Kind == loop.Verified {
-			t.Errorf("NoSyntaxCheck: results %+v, outcome %s: want the file written, go test failing to build, no verified end", results, out)
-		}
+// TestWriteChecks: a write that the package check (a new test file of
+// another package than calc.go's) or the names check (an edit using a
+// name declared nowhere) refuses leaves calc.go building, so the edit
+// that follows makes go test pass and the run ends verified; with
+// Guards.NoSyntaxCheck the write is made and go test cannot build the
+// package. The workspace is the one New opens from Dir, as in loop run.
+func TestWriteChecks(t *testing.T) {
+	tests := []struct {
+		name, call string
+		refusal    string // in the write's result
+		broken     string // in go test's output when the write is made
+		created    string // the file the write would create, if any
+	}{
+		{"package", call(`{"name": "write_file", "arguments": {"path": "more_test.go", "content": "package orders\n\nimport \"testing\"\n\nfunc TestMore(t *testing.T) {}\n"}}`),
+			"more_test.go would say package orders, but the Go files beside it (calc.go) are package calc", "found packages", "more_test.go"},
+		{"names", call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "sum := 0", "new_string": "sum := offset"}}`),
+			"calc.go would use offset (line 6), declared nowhere in package calc", "undefined: offset", ""},
 	}
-}
-
-// TestNamesCheck: an edit that makes calc.go use a name declared nowhere
-// is refused, so the edit that follows makes go test pass and the run
-// ends verified; with Guards.NoSyntaxCheck the edit is made and go test
-// cannot build the package. The workspace is the one New opens from Dir,
-// as in loop run.
-func TestNamesCheck(t *testing.T) {
-	undeclared := call(`{"name": "edit_file", "arguments": {"path": "calc.go", "old_string": "sum := 0", "new_string": "sum := offset"}}`)
-	for _, off := range []bool{false, true} {
-		dir := copyFixture(t)
-		var evs events
-		a, err := loop.New(hermesScript(t, []string{undeclared, editCalc, goTest, answer, answer, answer}, nil),
-			loop.Settings{ToolSet: tools.Default(), Dir: dir, Sink: &evs, NoContext: true, Guards: loop.Guards{NoSyntaxCheck: off}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := a.Run(context.Background(), "TestTotal fails in calc.go. Make the test pass.")
-		results := evs.kinds(transcript.KindResult)
-		if !off {
-			if !results[0].IsError || !strings.Contains(results[0].Result, "calc.go would use offset (line 6), declared nowhere in package calc") {
-				t.Errorf("the edit's result %q (error %v), want a refusal naming offset", results[0].Result, results[0].IsError)
+	for _, tt := range tests {
+		for _, off := range []bool{false, true} {
+			dir := copyFixture(t)
+			var evs events
+			a, err := loop.New(hermesScript(t, []string{tt.call, editCalc, goTest, answer, answer, answer}, nil),
+				loop.Settings{ToolSet: tools.Default(), Dir: dir, Sink: &evs, NoContext: true, Guards: loop.Guards{NoSyntaxCheck: off}})
+			if err != nil {
+				t.Fatal(err)
 			}
-			if out.Kind != loop.Verified {
-				t.Errorf("outcome %s, want verified", out)
+			out := a.Run(context.Background(), "TestTotal fails in calc.go. Make the test pass.")
+			results := evs.kinds(transcript.KindResult)
+			made := true // the file the write creates exists, where it creates one
+			if tt.created != "" {
+				_, err := os.Stat(filepath.Join(dir, tt.created))
+				made = err == nil
 			}
-			continue
-		}
-		if results[0].IsError || len(results) < 3 || !strings.Contains(results[2].Result, "undefined: offset") || out.Kind == loop.Verified {
-			t.Errorf("NoSyntaxCheck: results %+v, outcome %s: want the edit made, go test failing to build, no verified end", results, out)
+			if !off {
+				if !results[0].IsError || !strings.Contains(results[0].Result, tt.refusal) {
+					t.Errorf("%s: the write's result %q (error %v), want a refusal saying %q", tt.name, results[0].Result, results[0].IsError, tt.refusal)
+				}
+				if out.Kind != loop.Verified || (tt.created != "" && made) {
+					t.Errorf("%s: outcome %s, %s created %v: want verified and nothing created", tt.name, out, tt.created, made)
+				}
+				continue
+			}
+			if results[0].IsError || !made || len(results) < 3 || !strings.Contains(results[2].Result, tt.broken) || out.Kind == loop.Verified {
+				t.Errorf("%s, NoSyntaxCheck: results %+v, outcome %s: want the write made, go test failing with %q, no verified end", tt.name, results, out, tt.broken)
+			}
 		}
 	}
 }
