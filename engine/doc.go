@@ -20,5 +20,7 @@
 // forces (a call's punctuation and keys, a name only one choice fits).
 // Request.DraftInCalls limits it to tool calls, and
 // Request.Pace keeps what it learnt about when drafting pays from one
-// request to the next.
+// request to the next, and the replies it drafted: a later reply that
+// begins as a kept one (a call header, a refused call sent again) is
+// drafted from it.
 package engine

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/loopagent/loop/llama"
@@ -163,13 +164,25 @@ func canDraft(slot *llama.Slot) bool {
 func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Result, out *textOut) error {
 	c := slot.Context()
 	m := c.Model()
-	d := &drafter{pace: &drafting{}, srcPace: &drafting{}, ansPace: &drafting{}, forcePace: &drafting{}}
+	d := &drafter{pace: &drafting{}, srcPace: &drafting{}, ansPace: &drafting{}, forcePace: &drafting{}, repPace: &drafting{}}
 	if req.Pace != nil {
-		d.pace, d.srcPace, d.ansPace, d.forcePace = &req.Pace.d, &req.Pace.src, &req.Pace.ans, &req.Pace.force
+		d.pace, d.srcPace, d.ansPace, d.forcePace, d.repPace = &req.Pace.d, &req.Pace.src, &req.Pace.ans, &req.Pace.force, &req.Pace.rep
 	}
-	paces := []*drafting{d.pace, d.srcPace, d.ansPace, d.forcePace}
+	paces := []*drafting{d.pace, d.srcPace, d.ansPace, d.forcePace, d.repPace}
 	for _, p := range paces {
 		p.start()
+	}
+	if req.Pace != nil && len(req.Pace.replies) > 0 {
+		d.reps = newReplies(req.Pace.replies)
+		req.Sources = slices.Clip(req.Sources)
+		for _, r := range req.Pace.replies {
+			req.Sources = append(req.Sources, r.toks)
+		}
+	}
+	if req.Pace != nil {
+		lead := slot.Tokens()
+		lead = slices.Clone(lead[max(len(lead)-replyLead, 0):])
+		defer func() { req.Pace.remember(lead, res.Tokens) }()
 	}
 	tok, err := sampleAt(c, req, res, -1)
 	for err == nil {
@@ -187,7 +200,7 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 		used := d.pace
 		if inCall := req.Grammar != nil && !req.Grammar.Waiting(); inCall || !req.DraftInCalls || len(req.AnswerSources) > 0 {
 			room := min(c.SeqSize()-slot.Len()-1, c.BatchSize()-1)
-			draft, used = d.next(slot, req, tok, room, inCall)
+			draft, used = d.next(slot, req, res.Tokens, room, inCall)
 		}
 		start := clock()
 		if len(draft) == 0 {
@@ -215,32 +228,44 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 	return err
 }
 
-// drafter proposes the drafts of one generation: in a call, the text the
-// grammar forces first (see forced); then from the sources (Request.Sources
-// in a call, Request.AnswerSources outside one); then by prompt lookup,
-// each with its own pace.
+// drafter proposes the drafts of one generation: the kept reply the
+// reply so far begins as (see Pace); in a call, the text the grammar
+// forces (see forced); then from the sources (Request.Sources and the
+// kept replies in a call, Request.AnswerSources outside one), where they
+// draft longer than the forced text; then by prompt lookup, each with its
+// own pace.
 type drafter struct {
-	look                              *lookup  // made at the first draft: a long prompt costs a map of its n-grams
-	src, ans                          *sources // made at the first draft from each
-	pace, srcPace, ansPace, forcePace *drafting
+	look                                       *lookup  // made at the first draft: a long prompt costs a map of its n-grams
+	src, ans                                   *sources // made at the first draft from each
+	reps                                       *replies // the Pace's kept replies, if any
+	pace, srcPace, ansPace, forcePace, repPace *drafting
 }
 
-// next returns the draft after tok, at most room tokens, and the pace
-// that hears how it went; none when no source is ready. inCall says
-// whether tok is known to be inside a call (a grammar awake); outside
-// one the answer sources draft too, and with Request.DraftInCalls only
-// they do.
-func (d *drafter) next(slot *llama.Slot, req Request, tok llama.Token, room int, inCall bool) ([]llama.Token, *drafting) {
+// next returns the draft after gen, the reply so far (its last token,
+// tok, not decoded yet), at most room tokens, and the pace that hears how
+// it went; none when no source is ready. inCall says whether tok is known
+// to be inside a call (a grammar awake); outside one the answer sources
+// draft too, and with Request.DraftInCalls only they do.
+func (d *drafter) next(slot *llama.Slot, req Request, gen []llama.Token, room int, inCall bool) ([]llama.Token, *drafting) {
+	tok := gen[len(gen)-1]
 	limit := min(max(req.DraftMax, maxSourceDraft), room)
+	var forced []llama.Token
 	if req.Draft == nil && inCall {
-		if draft := d.forced(slot, req.Grammar, tok, limit); len(draft) > 0 {
-			return draft, d.forcePace
+		forced = d.forced(slot, req.Grammar, tok, limit)
+	}
+	if req.Draft == nil && (inCall || !req.DraftInCalls) && d.reps != nil && d.repPace.ready() {
+		if draft := d.reps.draft(gen, min(limit, d.repPace.size)); len(draft) > len(forced) {
+			d.index(slot, tok)
+			return draft, d.repPace
 		}
 	}
 	if req.Draft == nil && (inCall || !req.DraftInCalls) {
-		if draft := d.fromSources(slot, tok, req.Sources, &d.src, d.srcPace, limit); len(draft) > 0 {
+		if draft := d.fromSources(slot, tok, req.Sources, &d.src, d.srcPace, limit); len(draft) > len(forced) {
 			return draft, d.srcPace
 		}
+	}
+	if len(forced) > 0 {
+		return forced, d.forcePace
 	}
 	if req.Draft == nil && !inCall {
 		if draft := d.fromSources(slot, tok, req.AnswerSources, &d.ans, d.ansPace, limit); len(draft) > 0 {
@@ -316,7 +341,87 @@ func (d *drafter) fromSources(slot *llama.Slot, tok llama.Token, texts [][]llama
 // agent's replies are short, and a fresh pace drafts a few times in each
 // before it backs off. The zero value is ready; a Pace is not safe for
 // concurrent use.
-type Pace struct{ d, src, ans, force drafting }
+//
+// A Pace also keeps the latest replies drafted with it (maxReplyTokens
+// in all). A model writes its call headers the same way step after step,
+// and sends a refused call again nearly unchanged, in its own tokens,
+// which a prompt that renders the earlier call through a chat template
+// may spell otherwise. So while a reply begins as a kept one does, the
+// draft is the kept one's next tokens (replies.draft); where it parts
+// from every kept reply, the kept replies still draft as Sources do,
+// each after the last replyLead tokens of its prompt, so that a reply's
+// first tokens match after the same turn header.
+type Pace struct {
+	d, src, ans, force, rep drafting
+	replies                 []keptReply
+	replyN                  int // tokens in replies
+}
+
+// keptReply is a reply a Pace keeps: toks is the last tokens of its
+// prompt (lead of them) and the reply.
+type keptReply struct {
+	toks []llama.Token
+	lead int
+}
+
+// replyLead is how many tokens of its prompt a kept reply starts with.
+const replyLead = 4
+
+// maxReplyTokens bounds the tokens a Pace keeps of earlier replies; the
+// oldest go first.
+const maxReplyTokens = 8192
+
+// remember keeps a reply of at least two tokens after lead, the prompt's
+// last tokens.
+func (p *Pace) remember(lead, reply []llama.Token) {
+	if len(reply) < 2 {
+		return
+	}
+	lead = lead[max(len(lead)-replyLead, 0):]
+	reply = reply[:min(len(reply), maxReplyTokens-len(lead))]
+	r := keptReply{append(append(make([]llama.Token, 0, len(lead)+len(reply)), lead...), reply...), len(lead)}
+	p.replies = append(p.replies, r)
+	p.replyN += len(r.toks)
+	for p.replyN > maxReplyTokens {
+		p.replyN -= len(p.replies[0].toks)
+		p.replies = p.replies[1:]
+	}
+}
+
+// replies drafts from the replies a Pace kept that the reply so far
+// begins as.
+type replies struct {
+	kept    []keptReply
+	alive   []int // the kept replies that begin as the reply so far, latest last
+	checked int   // the reply's tokens alive was filtered by
+}
+
+func newReplies(kept []keptReply) *replies {
+	r := &replies{kept: kept}
+	for i := range kept {
+		r.alive = append(r.alive, i)
+	}
+	return r
+}
+
+// draft returns up to max tokens that follow gen, the reply so far, in
+// the latest kept reply that begins with gen.
+func (r *replies) draft(gen []llama.Token, max int) []llama.Token {
+	for ; r.checked < len(gen); r.checked++ {
+		i, t := r.checked, gen[r.checked]
+		r.alive = slices.DeleteFunc(r.alive, func(k int) bool {
+			rest := r.kept[k].toks[r.kept[k].lead:]
+			return len(rest) <= i || rest[i] != t
+		})
+	}
+	for k := len(r.alive) - 1; k >= 0; k-- {
+		rest := r.kept[r.alive[k]].toks[r.kept[r.alive[k]].lead:]
+		if len(rest) > len(gen) {
+			return rest[len(gen):min(len(rest), len(gen)+max)]
+		}
+	}
+	return nil
+}
 
 // drafting decides when prompt lookup drafts: after a draft that yielded
 // tokens slower than plain steps do, it waits (see the top of the file),

@@ -160,3 +160,61 @@ func lcgTokens(n int) []llama.Token {
 	}
 	return toks
 }
+
+// TestRepliesDraft checks drafting from kept replies: the latest kept
+// reply that begins as the reply so far gives the tokens after it; one
+// that parted from the reply never drafts again in that request.
+func TestRepliesDraft(t *testing.T) {
+	kept := []keptReply{
+		{[]llama.Token{100, 1, 2, 3, 4, 5}, 1},
+		{[]llama.Token{100, 101, 1, 2, 9, 9}, 2},
+		{[]llama.Token{1, 2}, 0},
+	}
+	r := newReplies(kept)
+	steps := []struct {
+		gen  []llama.Token
+		max  int
+		want []llama.Token
+	}{
+		{[]llama.Token{1}, 8, []llama.Token{2}},          // the latest
+		{[]llama.Token{1, 2}, 2, []llama.Token{9, 9}},    // which ends here
+		{[]llama.Token{1, 2, 3}, 8, []llama.Token{4, 5}}, // the second parted
+		{[]llama.Token{1, 2, 3, 4, 5}, 8, nil},           // every kept reply ends
+	}
+	for _, st := range steps {
+		if diff := cmp.Diff(st.want, r.draft(st.gen, st.max)); diff != "" {
+			t.Errorf("draft(%v, %d) (-want +got):\n%s", st.gen, st.max, diff)
+		}
+	}
+	r = newReplies(kept)
+	if got := r.draft([]llama.Token{1, 2, 7}, 8); got != nil {
+		t.Errorf("a reply no kept one begins as drafted %v", got)
+	}
+	if got := r.draft([]llama.Token{1, 2, 7, 4}, 8); got != nil {
+		t.Errorf("a reply that parted from the kept ones drafted %v after", got)
+	}
+}
+
+// TestPaceRemember checks what a Pace keeps: a reply after its prompt's
+// last replyLead tokens, none shorter than two tokens, and at most
+// maxReplyTokens in all, the oldest dropped first.
+func TestPaceRemember(t *testing.T) {
+	var p Pace
+	p.remember([]llama.Token{1, 2, 3, 4, 5, 6}, []llama.Token{7, 8})
+	p.remember([]llama.Token{1}, []llama.Token{9})
+	want := []keptReply{{[]llama.Token{3, 4, 5, 6, 7, 8}, 4}}
+	if diff := cmp.Diff(want, p.replies, cmp.AllowUnexported(keptReply{})); diff != "" {
+		t.Fatalf("replies (-want +got):\n%s", diff)
+	}
+	long := make([]llama.Token, maxReplyTokens/2)
+	for range 3 {
+		p.remember(nil, long)
+	}
+	if len(p.replies) != 2 || p.replyN != maxReplyTokens {
+		t.Errorf("after three replies of half the bound: %d kept, %d tokens; want 2, %d", len(p.replies), p.replyN, maxReplyTokens)
+	}
+	p.remember([]llama.Token{1}, make([]llama.Token, 2*maxReplyTokens))
+	if len(p.replies) != 1 || len(p.replies[0].toks) != maxReplyTokens || p.replyN != maxReplyTokens {
+		t.Errorf("after a reply longer than the bound: %d kept, %d tokens", len(p.replies), p.replyN)
+	}
+}

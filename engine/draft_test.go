@@ -307,3 +307,65 @@ func TestDraftForced(t *testing.T) {
 		t.Errorf("%d of %d tokens came from accepted drafts (%d drafted); want at least a third", spec.Accepted, len(spec.Tokens), spec.Drafted)
 	}
 }
+
+// TestPaceKeptReplies generates each prompt twice with one Pace, as an
+// agent's steps share one: the second reply begins as the first, which
+// the Pace kept, and most of it comes from drafts of the kept reply,
+// greedy, under a grammar and sampled with the same seed; both outputs
+// are the plain one. Its steps are timed evenly (engine.EvenSteps).
+func TestPaceKeptReplies(t *testing.T) {
+	defer engine.EvenSteps()()
+	c := newContext(t, load(t, testmodels.TinyQwen15F32), 1024)
+	m := c.Model()
+	greedy := sampler.Defaults()
+	greedy.Greedy = true
+	sampled := sampler.Defaults()
+	sampled.Seed = 7
+	for _, tc := range []struct {
+		name string
+		cfg  sampler.Config
+		gbnf string
+	}{{"greedy", greedy, ""}, {"greedy grammar", greedy, draftGrammar}, {"sampled", sampled, ""}} {
+		t.Run(tc.name, func(t *testing.T) {
+			tokens, accepted := 0, 0
+			for i, prompt := range draftPrompts() {
+				toks, _ := m.Tokenize(prompt, true, true)
+				gen := func(draftMax int, pace *engine.Pace) *engine.Result {
+					ch, err := engine.Chain(c, tc.cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer ch.Close()
+					var g *llama.Sampler
+					if tc.gbnf != "" {
+						if g, err = engine.CompileGrammar(m, tc.gbnf); err != nil {
+							t.Fatal(err)
+						}
+						defer g.Close()
+					}
+					slot, err := llama.NewSlot(c, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := engine.Generate(context.Background(), slot, engine.Request{Prompt: toks, Chain: ch, Grammar: g, NPredict: 48, DraftMax: draftMax, Pace: pace})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return res
+				}
+				plain, pace := gen(0, nil), &engine.Pace{}
+				first, second := gen(16, pace), gen(16, pace)
+				for name, res := range map[string]*engine.Result{"first": first, "second": second} {
+					if diff := cmp.Diff(plain.Tokens, res.Tokens); diff != "" {
+						t.Errorf("prompt %d: the %s drafted reply's tokens differ (-plain +drafted):\n%s", i, name, diff)
+					}
+				}
+				tokens, accepted = tokens+len(second.Tokens), accepted+second.Accepted
+				t.Logf("prompt %d: %d tokens; first %d of %d drafted accepted, second %d of %d", i, len(plain.Tokens), first.Accepted, first.Drafted, second.Accepted, second.Drafted)
+			}
+			if accepted < 4*tokens/5 {
+				t.Errorf("the second replies took %d of %d tokens from accepted drafts; want at least four fifths", accepted, tokens)
+			}
+		})
+	}
+}

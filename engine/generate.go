@@ -62,7 +62,8 @@ type Request struct {
 	// saves.
 	DraftInCalls bool
 	// Pace, when set, carries what drafting learnt about when it pays
-	// from one request to the next (see Pace); nil starts afresh.
+	// from one request to the next, and the replies drafted with it,
+	// which later replies draft from (see Pace); nil starts afresh.
 	Pace *Pace
 	// Draft, when set with DraftMax, proposes the drafts instead of prompt
 	// lookup: up to max tokens to follow tokens, the slot's tokens and the

@@ -31,6 +31,9 @@ type sources struct {
 	// pairs maps a pair of tokens to the positions p, ascending, where
 	// toks[p-1:p+1] is that pair and a token of the same text follows.
 	pairs map[uint64][]int32
+	// ends[p] is where the text holding position p ends: the position of
+	// its noToken.
+	ends []int32
 }
 
 func newSources(texts [][]llama.Token) *sources {
@@ -38,6 +41,9 @@ func newSources(texts [][]llama.Token) *sources {
 	for _, t := range texts {
 		s.toks = append(s.toks, t...)
 		s.toks = append(s.toks, noToken)
+		for len(s.ends) < len(s.toks) {
+			s.ends = append(s.ends, int32(len(s.toks)-1))
+		}
 	}
 	for p := 1; p+1 < len(s.toks); p++ {
 		if s.toks[p-1] == noToken || s.toks[p] == noToken || s.toks[p+1] == noToken {
@@ -51,24 +57,27 @@ func newSources(texts [][]llama.Token) *sources {
 
 // draft returns up to max tokens that follow the longest match, of at
 // least minN tokens and at most sourceN, of the end of history in the
-// sources, the latest source position among equals; it stops at the end
-// of that source.
+// sources; among equal matches, the one its source lets run longest (up
+// to max), then the latest. It stops at the end of that source. A text
+// that repeats (a run of the same lines, a reply kept by a Pace that
+// repeated itself) matches at many places, and the last ones stop short.
 func (s *sources) draft(history []llama.Token, max, minN int) []llama.Token {
 	end := len(history)
 	if end < 2 || max <= 0 {
 		return nil
 	}
 	cands := s.pairs[pair(history[end-2], history[end-1])]
-	best, bestN := int32(-1), 0
+	best, bestN, bestRun := int32(-1), 0, 0
 	for i := len(cands) - 1; i >= 0 && len(cands)-i <= maxChain; i-- {
 		p := cands[i]
 		n := 2
 		for n < sourceN && int(p)-n >= 0 && end-1-n >= 0 && s.toks[int(p)-n] == history[end-1-n] {
 			n++
 		}
-		if n > bestN {
-			best, bestN = p, n
-			if n == sourceN {
+		run := min(int(s.ends[p]-p-1), max)
+		if n > bestN || n == bestN && run > bestRun {
+			best, bestN, bestRun = p, n, run
+			if n == sourceN && run == max {
 				break
 			}
 		}

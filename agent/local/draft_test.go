@@ -86,3 +86,41 @@ func TestDraftSameReply(t *testing.T) {
 		}
 	}
 }
+
+// TestDraftKeptReply completes the same call twice on one client that
+// drafts in calls, as `loop run`'s does: the client keeps its first
+// reply (engine.Pace), and the second, the same call, comes mostly from
+// drafts of it; both are the plain client's reply.
+func TestDraftKeptReply(t *testing.T) {
+	m := loadModel(t, testmodels.TinyQwen15F32)
+	tools, err := chat.ParseTools([]byte(seedTool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := client(t, m, "")
+	inCalls, err := local.New(m, local.Options{ContextSize: 2048, Threads: 1, DraftMax: 16, DraftInCalls: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inCalls.Close() })
+	msgs := userMessages(t, `[{"role": "user", "content": "Read pom.xml."}]`)
+	req := local.Request{Messages: msgs, Tools: tools, ToolChoice: grammar.Choice{Mode: grammar.ChoiceRequired},
+		Sampling: model.Sampling{User: sampler.Overrides{Seed: sampler.Ptr[uint32](3)}}, MaxTokens: 64, IDSeed: 1}
+	want, err := plain.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		got, err := inCalls.Complete(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Text != want.Text {
+			t.Fatalf("reply %d: drafting wrote %q, without %q", i, got.Text, want.Text)
+		}
+		t.Logf("reply %d: %d tokens, %d of %d draft tokens accepted", i, got.Usage.CompletionTokens, got.Usage.DraftNAccepted, got.Usage.DraftN)
+		if i == 1 && got.Usage.DraftNAccepted < got.Usage.CompletionTokens/2 {
+			t.Errorf("the same call again: %d of its %d tokens came from accepted drafts; want at least half", got.Usage.DraftNAccepted, got.Usage.CompletionTokens)
+		}
+	}
+}

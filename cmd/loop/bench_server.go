@@ -129,7 +129,8 @@ func benchServer(ctx context.Context, m *llama.Model, f benchFlags, path string,
 		return nil, err
 	}
 	defer done()
-	loop := []serverRunner{loopRunner("loop", slot, 0, f.nGen), loopRunner(fmt.Sprintf("loop draft%d", draftMax), slot, draftMax, f.nGen)}
+	loop := []serverRunner{loopRunner("loop", slot, 0, f.nGen, false), loopRunner(fmt.Sprintf("loop draft%d", draftMax), slot, draftMax, f.nGen, false),
+		loopRunner(fmt.Sprintf("loop draft%d kept", draftMax), slot, draftMax, f.nGen, true)}
 	rep := &serverReport{Path: path, Version: version, SpecTypes: specs, Args: serverArgs(f, longest+f.nGen+64), progress: progress}
 	view := tokenView{
 		detok: func(toks []llama.Token) string { s, _ := m.Detokenize(toks, false); return s },
@@ -190,10 +191,22 @@ func serverWorkloads(ctx context.Context, m *llama.Model) ([]serverWorkload, err
 	return ws, nil
 }
 
-// loopRunner generates n tokens in slot, drafting up to draftMax.
-func loopRunner(mode string, slot *llama.Slot, draftMax, n int) serverRunner {
+// loopRunner generates n tokens in slot, drafting up to draftMax. With
+// keep, each workload's requests share an engine.Pace, as `loop run`'s
+// steps do: what drafting learnt, and the replies it drafted, carry from
+// the warm-up to each timed run. The peer's n-gram pools persist from one
+// request to the next in the same way; without keep every request starts
+// afresh.
+func loopRunner(mode string, slot *llama.Slot, draftMax, n int, keep bool) serverRunner {
+	paces := map[string]*engine.Pace{}
 	return serverRunner{mode, func(ctx context.Context, w serverWorkload, rep int) (serverRun, error) {
 		req := engine.Request{Prompt: w.prompt, NPredict: n, DraftMax: draftMax, Sources: w.sources, AnswerSources: w.answer}
+		if keep {
+			if paces[w.name] == nil {
+				paces[w.name] = &engine.Pace{}
+			}
+			req.Pace = paces[w.name]
+		}
 		if w.gbnf != "" {
 			g, err := engine.CompileGrammar(slot.Context().Model(), w.gbnf)
 			if err != nil {
