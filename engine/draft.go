@@ -388,6 +388,10 @@ func (p *Pace) remember(lead, reply []llama.Token) {
 	}
 }
 
+// ForgetReplies drops the replies p keeps, and keeps what it learnt
+// about when drafting pays.
+func (p *Pace) ForgetReplies() { p.replies, p.replyN = nil, 0 }
+
 // replies drafts from the replies a Pace kept that the reply so far
 // begins as.
 type replies struct {

@@ -217,4 +217,9 @@ func TestPaceRemember(t *testing.T) {
 	if len(p.replies) != 1 || len(p.replies[0].toks) != maxReplyTokens || p.replyN != maxReplyTokens {
 		t.Errorf("after a reply longer than the bound: %d kept, %d tokens", len(p.replies), p.replyN)
 	}
+	p.d.plainN = 3
+	p.ForgetReplies()
+	if len(p.replies) != 0 || p.replyN != 0 || p.d.plainN != 3 {
+		t.Errorf("after ForgetReplies: %d kept, %d tokens, %d plain steps timed; want 0, 0, 3", len(p.replies), p.replyN, p.d.plainN)
+	}
 }

@@ -149,6 +149,13 @@ func (c *Client) Detection() callformat.Detection { return c.detection }
 // Caps returns the template's capabilities.
 func (c *Client) Caps() chat.Caps { return c.toolTmpl.Caps() }
 
+// ForgetReplies drops the replies the client keeps for drafting
+// (engine.Pace), and keeps what drafting learnt about when it pays. A
+// benchmark that sends the same request again calls it, so that one
+// repetition does not draft the next from the reply before it. Not while
+// a request runs.
+func (c *Client) ForgetReplies() { c.pace.ForgetReplies() }
+
 // ContextSize is the context window in tokens: the whole context, or a
 // pooled client's share of it.
 func (c *Client) ContextSize() int {

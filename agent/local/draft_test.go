@@ -90,7 +90,8 @@ func TestDraftSameReply(t *testing.T) {
 // TestDraftKeptReply completes the same call twice on one client that
 // drafts in calls, as `loop run`'s does: the client keeps its first
 // reply (engine.Pace), and the second, the same call, comes mostly from
-// drafts of it; both are the plain client's reply.
+// drafts of it; both are the plain client's reply. After ForgetReplies
+// the same call drafts as the first did.
 func TestDraftKeptReply(t *testing.T) {
 	m := loadModel(t, testmodels.TinyQwen15F32)
 	tools, err := chat.ParseTools([]byte(seedTool))
@@ -110,7 +111,11 @@ func TestDraftKeptReply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 2 {
+	var accepted [3]int
+	for i := range 3 {
+		if i == 2 {
+			inCalls.ForgetReplies()
+		}
 		got, err := inCalls.Complete(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
@@ -119,8 +124,12 @@ func TestDraftKeptReply(t *testing.T) {
 			t.Fatalf("reply %d: drafting wrote %q, without %q", i, got.Text, want.Text)
 		}
 		t.Logf("reply %d: %d tokens, %d of %d draft tokens accepted", i, got.Usage.CompletionTokens, got.Usage.DraftNAccepted, got.Usage.DraftN)
+		accepted[i] = got.Usage.DraftNAccepted
 		if i == 1 && got.Usage.DraftNAccepted < got.Usage.CompletionTokens/2 {
 			t.Errorf("the same call again: %d of its %d tokens came from accepted drafts; want at least half", got.Usage.DraftNAccepted, got.Usage.CompletionTokens)
 		}
+	}
+	if accepted[2] >= accepted[1] {
+		t.Errorf("after ForgetReplies the same call took %d tokens from accepted drafts, as many as with the kept reply (%d)", accepted[2], accepted[1])
 	}
 }

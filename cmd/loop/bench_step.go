@@ -18,7 +18,10 @@ import (
 // to --draft-max tokens. The reply runs under the call grammar, samples
 // with the agent's settings and ends where the model ends it, or at
 // n_gen tokens; each repetition seeds both clients alike, so they write
-// the same reply, which is checked. The prompt stays in each client's
+// the same reply, which is checked. Each client keeps what drafting
+// learnt from one repetition to the next, as loop run's does from step
+// to step, but not its reply (local.Client.ForgetReplies): the same step
+// drafted from its own earlier reply is not what a run decodes. The prompt stays in each client's
 // cache from the warm-up on, so only the decoding is timed (the
 // completion's predicted_ms). The rows are step-tgN and
 // step-tgN+draftK.
@@ -56,6 +59,7 @@ func stepRows(ctx context.Context, m *llama.Model, st agentStep, f benchFlags, b
 				return nil, fmt.Errorf("%s: %w", rows[j].Test, err)
 			}
 			texts[j] = resp.Text
+			clients[j].ForgetReplies() // each repetition sends the same step
 			if i < 0 {
 				continue
 			}
