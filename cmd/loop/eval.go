@@ -198,6 +198,9 @@ func (f *evalFlags) liveFactory(ctx context.Context, stderr io.Writer) (eval.Fac
 	factory := func(ctx context.Context, spec eval.RunSpec) (model.Model, bool, func(), error) {
 		select {
 		case c := <-free:
+			// A run starts as loop run does, with no earlier run's
+			// replies to draft from.
+			c.ForgetReplies()
 			return c, !spec.Config.NoGrammar, func() { free <- c }, nil
 		case <-ctx.Done():
 			return nil, false, nil, ctx.Err()
