@@ -172,18 +172,7 @@ func generateDraft(ctx context.Context, slot *llama.Slot, req Request, res *Resu
 	for _, p := range paces {
 		p.start()
 	}
-	if req.Pace != nil && len(req.Pace.replies) > 0 {
-		d.reps = newReplies(req.Pace.replies)
-		req.Sources = slices.Clip(req.Sources)
-		for _, r := range req.Pace.replies {
-			req.Sources = append(req.Sources, r.toks)
-		}
-	}
-	if req.Pace != nil {
-		lead := slot.Tokens()
-		lead = slices.Clone(lead[max(len(lead)-replyLead, 0):])
-		defer func() { req.Pace.remember(lead, res.Tokens) }()
-	}
+	defer d.useReplies(slot, &req, res)()
 	tok, err := sampleAt(c, req, res, -1)
 	for err == nil {
 		if d.look != nil {
@@ -239,6 +228,26 @@ type drafter struct {
 	src, ans                                   *sources // made at the first draft from each
 	reps                                       *replies // the Pace's kept replies, if any
 	pace, srcPace, ansPace, forcePace, repPace *drafting
+}
+
+// useReplies drafts from the replies req.Pace kept: aligned (see
+// replies) and as Sources. It returns what keeps this reply in the Pace,
+// after the last tokens of its prompt, once generation ends.
+func (d *drafter) useReplies(slot *llama.Slot, req *Request, res *Result) (keep func()) {
+	p := req.Pace
+	if p == nil {
+		return func() {}
+	}
+	if len(p.replies) > 0 {
+		d.reps = newReplies(p.replies)
+		req.Sources = slices.Clip(req.Sources)
+		for _, r := range p.replies {
+			req.Sources = append(req.Sources, r.toks)
+		}
+	}
+	lead := slot.Tokens()
+	lead = slices.Clone(lead[max(len(lead)-replyLead, 0):])
+	return func() { p.remember(lead, res.Tokens) }
 }
 
 // next returns the draft after gen, the reply so far (its last token,

@@ -335,26 +335,7 @@ func TestPaceKeptReplies(t *testing.T) {
 			for i, prompt := range draftPrompts() {
 				toks, _ := m.Tokenize(prompt, true, true)
 				gen := func(draftMax int, pace *engine.Pace) *engine.Result {
-					ch, err := engine.Chain(c, tc.cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer ch.Close()
-					var g *llama.Sampler
-					if tc.gbnf != "" {
-						if g, err = engine.CompileGrammar(m, tc.gbnf); err != nil {
-							t.Fatal(err)
-						}
-						defer g.Close()
-					}
-					slot, err := llama.NewSlot(c, 0)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res, err := engine.Generate(context.Background(), slot, engine.Request{Prompt: toks, Chain: ch, Grammar: g, NPredict: 48, DraftMax: draftMax, Pace: pace})
-					if err != nil {
-						t.Fatal(err)
-					}
+					res, _ := generateOn(t, c, tc.cfg, tc.gbnf, engine.Request{Prompt: toks, NPredict: 48, DraftMax: draftMax, Pace: pace})
 					return res
 				}
 				plain, pace := gen(0, nil), &engine.Pace{}

@@ -66,27 +66,35 @@ func TestSourcesSameOutput(t *testing.T) {
 // sources, and prompt lookup.
 func runSources(t *testing.T, c *llama.Context, cfg sampler.Config, gbnf string, toks []llama.Token, n int, sources [][]llama.Token) draftRun {
 	t.Helper()
+	res, slot := generateOn(t, c, cfg, gbnf, engine.Request{Prompt: toks, NPredict: n, DraftMax: 16, Sources: sources})
+	return draftRun{Text: res.Text, Tokens: res.Tokens, StopType: res.StopType, Slot: append([]llama.Token(nil), slot.Tokens()...), res: res}
+}
+
+// generateOn runs req on a fresh slot of c with the chain cfg makes, and
+// gbnf's grammar when set, and returns the result and the slot.
+func generateOn(t *testing.T, c *llama.Context, cfg sampler.Config, gbnf string, req engine.Request) (*engine.Result, *llama.Slot) {
+	t.Helper()
 	ch, err := engine.Chain(c, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ch.Close()
-	var g *llama.Sampler
 	if gbnf != "" {
-		if g, err = engine.CompileGrammar(c.Model(), gbnf); err != nil {
+		if req.Grammar, err = engine.CompileGrammar(c.Model(), gbnf); err != nil {
 			t.Fatal(err)
 		}
-		defer g.Close()
+		defer req.Grammar.Close()
 	}
 	slot, err := llama.NewSlot(c, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := engine.Generate(context.Background(), slot, engine.Request{Prompt: toks, Chain: ch, Grammar: g, NPredict: n, DraftMax: 16, Sources: sources})
+	req.Chain = ch
+	res, err := engine.Generate(context.Background(), slot, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return draftRun{Text: res.Text, Tokens: res.Tokens, StopType: res.StopType, Slot: append([]llama.Token(nil), slot.Tokens()...), res: res}
+	return res, slot
 }
 
 // TestAnswerSources checks Request.AnswerSources with DraftInCalls: outside
