@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/loopagent/loop/internal/testmodels"
 	"github.com/loopagent/loop/llama"
 )
 
@@ -449,4 +450,48 @@ func waitState(state func() string, want ...string) string {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return got
+}
+
+// TestLoopRunnerKeep runs one greedy workload twice in each of loop's
+// drafting modes: the kept mode's second run drafts from its first reply
+// (one engine.Pace per row), the afresh mode's does not, and both write
+// the tokens of plain decoding.
+func TestLoopRunnerKeep(t *testing.T) {
+	m, err := llama.LoadModel(context.Background(), testmodels.Path(t, testmodels.TinyQwen15F32), llama.ModelParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	prompt, err := m.Tokenize("<|im_start|>user\nWrite a haiku about the sea.<|im_end|>\n<|im_start|>assistant\n", false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := benchFlags{threads: 1}
+	slot, _, done, err := f.greedySlot(m, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	eog := eogBias(m)
+	w := serverWorkload{draftWorkload{"w", prompt, func(int) (*llama.Sampler, error) { return newChain(m, eog, llama.NewGreedy()) }, nil, nil}, true, ""}
+	plain, err := loopRunner("loop", slot, 0, 64, false).run(context.Background(), w, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var second [2]serverRun
+	for i, keep := range []bool{false, true} {
+		r := loopRunner("loop draft16", slot, 16, 64, keep)
+		for rep := -1; rep < 1; rep++ {
+			if second[i], err = r.run(context.Background(), w, rep); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(second[i].tokens, plain.tokens) {
+				t.Errorf("keep %v, run %d: the tokens differ from plain decoding's", keep, rep)
+			}
+		}
+	}
+	if second[1].accepted < len(plain.tokens)/2 || second[1].accepted <= second[0].accepted {
+		t.Errorf("the second run took %d of %d tokens from drafts kept, %d afresh; want at least half, and more than afresh",
+			second[1].accepted, len(plain.tokens), second[0].accepted)
+	}
 }
