@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -40,6 +41,14 @@ type serverRow struct {
 	LoopBest string  `json:"loop_best"`
 	PeerBest string  `json:"peer_best"`
 	Ratio    float64 `json:"ratio"`
+	// AfreshLoop and AfreshPeer are the fastest modes that carry nothing
+	// from one request to the next but the prompt cache (loop's modes
+	// without "kept", the peer's "afresh" ones), and AfreshRatio the
+	// first's t/s over the second's: what a request never sent before
+	// gets on each side.
+	AfreshLoop  string  `json:"afresh_loop,omitempty"`
+	AfreshPeer  string  `json:"afresh_peer,omitempty"`
+	AfreshRatio float64 `json:"afresh_ratio,omitempty"`
 	// Diff is where the peer's plain greedy tokens first differ from
 	// loop's plain greedy tokens; nil where they are the same or the row
 	// is sampled.
@@ -224,8 +233,9 @@ func loopRunner(mode string, slot *llama.Slot, draftMax, n int, keep bool) serve
 }
 
 // runBesidePeers starts a peer per mode (none and each of rep.SpecTypes),
-// paused but for its own runs, runs every workload in every mode, and
-// stops the peers, on every path.
+// paused but for its own runs, adds a mode per n-gram type whose every
+// run has a peer of its own (afreshRunner), runs every workload in every
+// mode, and stops the peers, on every path.
 func runBesidePeers(ctx context.Context, rep *serverReport, loop []serverRunner, workloads []serverWorkload, reps, n int, view tokenView) (err error) {
 	var peers []*peerServer
 	defer func() {
@@ -246,6 +256,14 @@ func runBesidePeers(ctx context.Context, rep *serverReport, loop []serverRunner,
 			return err
 		}
 		runners = append(runners, serverRunner{strings.TrimSpace("peer " + spec), p.runner(n)})
+	}
+	slots, err := os.MkdirTemp("", "loop-bench-slots-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(slots)
+	for _, spec := range rep.SpecTypes {
+		runners = append(runners, afreshRunner(rep.Path, rep.Args, spec, slots, n))
 	}
 	for _, w := range workloads {
 		row, err := serverRowRun(ctx, w, runners, reps, n)
@@ -302,14 +320,25 @@ func serverRowRun(ctx context.Context, w serverWorkload, runners []serverRunner,
 // mode parts from it and by what margin, and where the peer's plain
 // output parts from it.
 func (r *serverRow) compare(w serverWorkload, view tokenView) error {
-	var loopBest, peerBest *serverMode
+	var loopBest, peerBest, loopAfresh, peerAfresh *serverMode
+	faster := func(best **serverMode, m *serverMode) {
+		if *best == nil || m.AvgTS > (*best).AvgTS {
+			*best = m
+		}
+	}
 	for i := range r.Modes {
 		m := &r.Modes[i]
-		if strings.HasPrefix(m.Mode, "loop") && (loopBest == nil || m.AvgTS > loopBest.AvgTS) {
-			loopBest = m
+		if strings.HasPrefix(m.Mode, "loop") {
+			faster(&loopBest, m)
+			if !strings.HasSuffix(m.Mode, " kept") {
+				faster(&loopAfresh, m)
+			}
 		}
-		if strings.HasPrefix(m.Mode, "peer ") && (peerBest == nil || m.AvgTS > peerBest.AvgTS) {
-			peerBest = m
+		if strings.HasPrefix(m.Mode, "peer ") {
+			faster(&peerBest, m)
+			if strings.HasSuffix(m.Mode, " afresh") {
+				faster(&peerAfresh, m)
+			}
 		}
 		if !r.Greedy || i == 0 {
 			continue
@@ -339,6 +368,9 @@ func (r *serverRow) compare(w serverWorkload, view tokenView) error {
 	if loopBest != nil && peerBest != nil && peerBest.AvgTS > 0 {
 		r.LoopBest, r.PeerBest, r.Ratio = loopBest.Mode, peerBest.Mode, loopBest.AvgTS/peerBest.AvgTS
 	}
+	if loopAfresh != nil && peerAfresh != nil && peerAfresh.AvgTS > 0 {
+		r.AfreshLoop, r.AfreshPeer, r.AfreshRatio = loopAfresh.Mode, peerAfresh.Mode, loopAfresh.AvgTS/peerAfresh.AvgTS
+	}
 	return nil
 }
 
@@ -358,9 +390,10 @@ func (rep *serverReport) print(w io.Writer) {
 func (rep *serverReport) printHeader(w io.Writer) {
 	fmt.Fprintf(w, "\nvs %s (llama.cpp %s), same model, threads and prompt tokens, decoding timed (each side keeps its prompt cache); n-gram types: %s\n",
 		rep.Path, rep.Version, strings.Join(rep.SpecTypes, ", "))
+	fmt.Fprintf(w, "modes: \"peer T\" is one llama-server per type for the whole bench, which keeps its n-gram pools from request to request, as \"loop draftK kept\" keeps the replies it drafted; \"peer T afresh\" starts a llama-server for each request (its prompt cache restored from a slot file), as \"loop draftK\" keeps no reply\n")
 	fmt.Fprintf(w, "tokens \"differ at N, by M\": token N is the first that is not loop plain's, and loop's logits there put loop plain's token M ahead of this mode's\n")
-	fmt.Fprintf(w, "| %-9s | %-18s | %16s | %18s | %-24s |\n", "row", "mode", "decode t/s", "drafted / accepted", "tokens")
-	fmt.Fprintf(w, "| --------- | ------------------ | ---------------: | -----------------: | ------------------------ |\n")
+	fmt.Fprintf(w, "| %-9s | %-25s | %16s | %18s | %-24s |\n", "row", "mode", "decode t/s", "drafted / accepted", "tokens")
+	fmt.Fprintf(w, "| --------- | ------------------------- | ---------------: | -----------------: | ------------------------ |\n")
 }
 
 // printServerModes writes a row's line in every mode.
@@ -381,7 +414,7 @@ func printServerModes(w io.Writer, r serverRow) {
 		case m.DiffersAt != nil:
 			tokens = fmt.Sprintf("differ at %d", *m.DiffersAt)
 		}
-		fmt.Fprintf(w, "| %-9s | %-18s | %16s | %18s | %-24s |\n", r.Row, m.Mode, fmt.Sprintf("%.2f ± %.2f", m.AvgTS, m.StdevTS), drafts, tokens)
+		fmt.Fprintf(w, "| %-9s | %-25s | %16s | %18s | %-24s |\n", r.Row, m.Mode, fmt.Sprintf("%.2f ± %.2f", m.AvgTS, m.StdevTS), drafts, tokens)
 	}
 }
 
@@ -389,6 +422,9 @@ func printServerModes(w io.Writer, r serverRow) {
 func (rep *serverReport) printRow(w io.Writer, r serverRow) {
 	if r.PeerBest != "" {
 		fmt.Fprintf(w, "%s: %s / %s = %.3fx\n", r.Row, r.LoopBest, r.PeerBest, r.Ratio)
+	}
+	if r.AfreshPeer != "" {
+		fmt.Fprintf(w, "%s, each request afresh (no reply kept; a new peer each request): %s / %s = %.3fx\n", r.Row, r.AfreshLoop, r.AfreshPeer, r.AfreshRatio)
 	}
 	switch {
 	case r.Diff != nil:

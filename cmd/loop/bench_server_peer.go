@@ -14,7 +14,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -228,33 +230,89 @@ func (s *peerServer) runner(n int) func(ctx context.Context, w serverWorkload, r
 	}
 }
 
+// afreshRunner runs each request of its mode ("peer T afresh") in a
+// llama-server started for it with --spec-type spec and stopped after it,
+// so that no n-gram pool the peer keeps across requests (ngram-mod's is
+// shared by all of its slots) holds an earlier run's reply: what one
+// request of an agent's, never sent before, gets from speculation. So
+// that each run is not also a prefill of the whole prompt, the first run
+// of a workload saves the slot's cache in slots (--slot-save-path) and
+// the later ones restore it before their request; the pools are not part
+// of a slot's file.
+func afreshRunner(path string, args []string, spec, slots string, n int) serverRunner {
+	return serverRunner{"peer " + spec + " afresh", func(ctx context.Context, w serverWorkload, rep int) (_ serverRun, err error) {
+		s, err := startServer(ctx, path, append(slices.Clip(args), "--slot-save-path", slots), spec)
+		if err != nil {
+			return serverRun{}, err
+		}
+		defer func() {
+			if serr := s.stop(); err == nil {
+				err = serr
+			}
+		}()
+		file := w.name + ".bin"
+		_, statErr := os.Stat(filepath.Join(slots, file))
+		saved := statErr == nil
+		if saved {
+			if err := s.slot(ctx, "restore", file); err != nil {
+				return serverRun{}, err
+			}
+		}
+		run, err := s.runner(n)(ctx, w, rep)
+		if err != nil || saved {
+			return run, err
+		}
+		if err := s.resume(); err != nil {
+			return serverRun{}, err
+		}
+		return run, s.slot(ctx, "save", file)
+	}}
+}
+
+// slot saves or restores (action) slot 0's cache as file in the folder
+// of --slot-save-path.
+func (s *peerServer) slot(ctx context.Context, action, file string) error {
+	_, err := s.post(ctx, "/slots/0?action="+action, map[string]any{"filename": file})
+	return err
+}
+
 func (s *peerServer) complete(ctx context.Context, req map[string]any) (*serverCompletion, error) {
-	body, err := json.Marshal(req)
+	data, err := s.post(ctx, "/completion", req)
 	if err != nil {
 		return nil, err
-	}
-	hreq, err := http.NewRequestWithContext(ctx, "POST", s.url+"/completion", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	resp, err := peerClient.Do(hreq)
-	if err != nil {
-		return nil, fmt.Errorf("%s /completion: %w: %s", s.path, err, lastLines(s.log.String(), 3))
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("%s /completion: %w", s.path, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s /completion: %s: %s", s.path, resp.Status, lastLines(string(data), 3))
 	}
 	var c serverCompletion
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("%s /completion: %w", s.path, err)
 	}
 	return &c, nil
+}
+
+// post sends req as JSON to the server's endpoint and returns the body of
+// a 200 answer.
+func (s *peerServer) post(ctx context.Context, endpoint string, req map[string]any) ([]byte, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, "POST", s.url+endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := peerClient.Do(hreq)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %s", s.path, endpoint, err, lastLines(s.log.String(), 3))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", s.path, endpoint, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s %s: %s: %s", s.path, endpoint, resp.Status, lastLines(string(data), 3))
+	}
+	return data, nil
 }
 
 // pause stops the server's process group with SIGSTOP, and resume lets

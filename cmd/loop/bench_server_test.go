@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -84,7 +85,46 @@ func fakeLlamaServer(mode string, args []string) int {
 		signal.Ignore(syscall.SIGTERM)
 	}
 	spec := fakeFlag(args, "--spec-type")
+	slots := fakeFlag(args, "--slot-save-path")
+	// cached is the prompt in the slot's cache; served counts the
+	// completions, which warm the fake's n-gram pool: a drafting fake
+	// decodes faster after its first request, as a peer whose pool holds
+	// the same reply does.
+	var (
+		mu     sync.Mutex
+		cached []llama.Token
+		served int
+	)
 	mux := http.NewServeMux()
+	mux.HandleFunc("POST /slots/0", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Filename string `json:"filename"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || slots == "" || req.Filename == "" || strings.ContainsRune(req.Filename, '/') {
+			http.Error(w, fmt.Sprintf("fake: a slot request the bench should not send: %+v (%v), --slot-save-path %q", req, err, slots), http.StatusBadRequest)
+			return
+		}
+		file := filepath.Join(slots, req.Filename)
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.URL.Query().Get("action") {
+		case "save":
+			data, _ := json.Marshal(cached)
+			if err := os.WriteFile(file, data, 0o644); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+			}
+		case "restore":
+			data, err := os.ReadFile(file)
+			if err == nil {
+				err = json.Unmarshal(data, &cached)
+			}
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+			}
+		default:
+			http.Error(w, "fake: no such action", http.StatusBadRequest)
+		}
+	})
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		if mode == "unready" {
 			http.Error(w, `{"error":"loading model"}`, http.StatusServiceUnavailable)
@@ -115,10 +155,18 @@ func fakeLlamaServer(mode string, args []string) int {
 		if req.Prompt[0] == fakeDiverge && spec == "" {
 			toks[2] = 1000
 		}
-		timings := map[string]any{"cache_n": 0, "predicted_n": req.NPredict, "predicted_per_second": 20.0}
-		if spec != "" {
-			timings["predicted_per_second"], timings["draft_n"], timings["draft_n_accepted"] = float64(20+len(spec)), 10, 5
+		mu.Lock()
+		defer mu.Unlock()
+		cacheN := 0
+		if slices.Equal(cached, req.Prompt) {
+			cacheN = len(req.Prompt)
 		}
+		timings := map[string]any{"cache_n": cacheN, "predicted_n": req.NPredict, "predicted_per_second": 20.0}
+		if spec != "" {
+			timings["predicted_per_second"], timings["draft_n"], timings["draft_n_accepted"] = float64(20+len(spec)+10*min(served, 1)), 10, 5
+		}
+		cached = req.Prompt
+		served++
 		json.NewEncoder(w).Encode(map[string]any{"content": "fake text", "tokens": toks, "timings": timings})
 	})
 	// A request on a connection idle for longer than fakeIdle finds it
@@ -240,27 +288,49 @@ func TestBenchServerTable(t *testing.T) {
 	if err := runBesidePeers(context.Background(), rep, loop, testWorkloads(), f.reps, f.nGen, view); err != nil {
 		t.Fatal(err)
 	}
+	// One peer per mode for the whole bench, and one per afresh run: the
+	// warm-up and the two repetitions of each workload, with each n-gram
+	// type.
 	var specs []string
 	for _, a := range serversStarted(t, dir) {
 		if !strings.HasPrefix(a, "-m model.gguf -t 2 -tb 2 --host 127.0.0.1 -np 1 -c 512 ") {
 			t.Errorf("a peer started with %q, want the model, threads and one slot", a)
 		}
-		specs = append(specs, fakeFlag(strings.Fields(a), "--spec-type"))
+		spec := fakeFlag(strings.Fields(a), "--spec-type")
+		if fakeFlag(strings.Fields(a), "--slot-save-path") != "" {
+			spec += " afresh"
+		}
+		specs = append(specs, spec)
 	}
 	slices.Sort(specs)
-	if diff := cmp.Diff([]string{"", "ngram-mod", "ngram-simple"}, specs); diff != "" {
+	wantSpecs := []string{"", "ngram-mod"}
+	for range 4 * 3 {
+		wantSpecs = append(wantSpecs, "ngram-mod afresh")
+	}
+	wantSpecs = append(wantSpecs, "ngram-simple")
+	for range 4 * 3 {
+		wantSpecs = append(wantSpecs, "ngram-simple afresh")
+	}
+	if diff := cmp.Diff(wantSpecs, specs); diff != "" {
 		t.Errorf("the peers' --spec-type: (-want +got)\n%s", diff)
 	}
+	// A peer kept for the bench drafts faster after its warm-up (the fake's
+	// pool); one started afresh does not, and takes the prompt from the
+	// slot its first run saved.
 	yes, no := true, false
 	var want []serverRow
 	for _, w := range testWorkloads() {
-		row := serverRow{Row: w.name, NPrompt: len(w.prompt), NGen: 8, Greedy: w.greedy, LoopBest: "loop draft16", PeerBest: "peer ngram-simple", Ratio: 2, Modes: []serverMode{
-			{Mode: "loop", Samples: []float64{30, 30}, AvgTS: 30},
-			{Mode: "loop draft16", Samples: []float64{64, 64}, AvgTS: 64, Drafted: 80, Accepted: 60},
-			{Mode: "peer", Samples: []float64{20, 20}, AvgTS: 20},
-			{Mode: "peer ngram-simple", Samples: []float64{32, 32}, AvgTS: 32, Drafted: 20, Accepted: 10},
-			{Mode: "peer ngram-mod", Samples: []float64{29, 29}, AvgTS: 29, Drafted: 20, Accepted: 10},
-		}}
+		n := 2 * len(w.prompt)
+		row := serverRow{Row: w.name, NPrompt: len(w.prompt), NGen: 8, Greedy: w.greedy, LoopBest: "loop draft16", PeerBest: "peer ngram-simple", Ratio: 64.0 / 42,
+			AfreshLoop: "loop draft16", AfreshPeer: "peer ngram-simple afresh", AfreshRatio: 2, Modes: []serverMode{
+				{Mode: "loop", Samples: []float64{30, 30}, AvgTS: 30},
+				{Mode: "loop draft16", Samples: []float64{64, 64}, AvgTS: 64, Drafted: 80, Accepted: 60},
+				{Mode: "peer", Samples: []float64{20, 20}, AvgTS: 20, CacheN: n},
+				{Mode: "peer ngram-simple", Samples: []float64{42, 42}, AvgTS: 42, Drafted: 20, Accepted: 10, CacheN: n},
+				{Mode: "peer ngram-mod", Samples: []float64{39, 39}, AvgTS: 39, Drafted: 20, Accepted: 10, CacheN: n},
+				{Mode: "peer ngram-simple afresh", Samples: []float64{32, 32}, AvgTS: 32, Drafted: 20, Accepted: 10, CacheN: n},
+				{Mode: "peer ngram-mod afresh", Samples: []float64{29, 29}, AvgTS: 29, Drafted: 20, Accepted: 10, CacheN: n},
+			}}
 		if w.greedy {
 			for i := 1; i < len(row.Modes); i++ {
 				row.Modes[i].SameTokens = &yes
@@ -277,12 +347,14 @@ func TestBenchServerTable(t *testing.T) {
 	var out bytes.Buffer
 	rep.print(&out)
 	for _, line := range []string{
-		"| edit      | peer ngram-simple  |     32.00 ± 0.00 |      20 / 10 (50%) | same as loop             |",
-		"| edit      | loop draft16       |     64.00 ± 0.00 |      80 / 60 (75%) | same as loop             |",
-		"| edit      | loop               |     30.00 ± 0.00 |                  - | greedy (reference)       |",
-		"| text      | peer               |     20.00 ± 0.00 |                  - | sampled                  |",
-		"| edit-call | peer               |     20.00 ± 0.00 |                  - | differ at 2, by 3.0030   |",
-		"edit: loop draft16 / peer ngram-simple = 2.000x",
+		"| edit      | peer ngram-simple         |     42.00 ± 0.00 |      20 / 10 (50%) | same as loop             |",
+		"| edit      | peer ngram-simple afresh  |     32.00 ± 0.00 |      20 / 10 (50%) | same as loop             |",
+		"| edit      | loop draft16              |     64.00 ± 0.00 |      80 / 60 (75%) | same as loop             |",
+		"| edit      | loop                      |     30.00 ± 0.00 |                  - | greedy (reference)       |",
+		"| text      | peer                      |     20.00 ± 0.00 |                  - | sampled                  |",
+		"| edit-call | peer                      |     20.00 ± 0.00 |                  - | differ at 2, by 3.0030   |",
+		"edit: loop draft16 / peer ngram-simple = 1.524x",
+		"edit, each request afresh (no reply kept; a new peer each request): loop draft16 / peer ngram-simple afresh = 2.000x",
 		"edit: the peer's greedy tokens are loop's, all 8",
 		`edit-call: the peer's greedy tokens differ from loop's from token 2 of 8 (the peer is a newer llama.cpp, whose numerics can differ): peer "[1000 4 5 6 7 8]", loop "[3 4 5 6 7 8]"`,
 	} {
@@ -293,7 +365,7 @@ func TestBenchServerTable(t *testing.T) {
 	// The progress holds each row as it ended: its modes, then its ratio,
 	// before the next row's modes.
 	prog, at := progress.String(), 0
-	for _, line := range []string{"| edit      | loop               |", "edit: loop draft16 / peer ngram-simple", "| text      | loop               |", "text: loop draft16", "| edit-call | loop               |"} {
+	for _, line := range []string{"| edit      | loop                      |", "edit: loop draft16 / peer ngram-simple", "| text      | loop                      |", "text: loop draft16", "| edit-call | loop                      |"} {
 		i := strings.Index(prog[at:], line)
 		if i < 0 {
 			t.Errorf("the progress lacks %q after byte %d:\n%s", line, at, prog)
