@@ -567,3 +567,26 @@ func TestLoopRunnerKeep(t *testing.T) {
 			second[1].accepted, len(plain.tokens), second[0].accepted)
 	}
 }
+
+// TestServerRowCompareAfresh checks the two comparisons a row prints: the
+// best of all modes on each side, and the best of those that keep nothing
+// from one request to the next (loop's modes without "kept", the peer's
+// "afresh" ones), even where a keeping mode is faster on its side.
+func TestServerRowCompareAfresh(t *testing.T) {
+	r := serverRow{Row: "text", Modes: []serverMode{
+		{Mode: "loop", AvgTS: 30},
+		{Mode: "loop draft16", AvgTS: 50},
+		{Mode: "loop draft16 kept", AvgTS: 90},
+		{Mode: "peer", AvgTS: 20},
+		{Mode: "peer ngram-mod", AvgTS: 60},
+		{Mode: "peer ngram-mod afresh", AvgTS: 25},
+	}}
+	if err := r.compare(serverWorkload{}, tokenView{}); err != nil {
+		t.Fatal(err)
+	}
+	got := [][3]any{{r.LoopBest, r.PeerBest, r.Ratio}, {r.AfreshLoop, r.AfreshPeer, r.AfreshRatio}}
+	want := [][3]any{{"loop draft16 kept", "peer ngram-mod", 1.5}, {"loop draft16", "peer ngram-mod afresh", 2.0}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("best modes and ratios, all and afresh: (-want +got)\n%s", diff)
+	}
+}
